@@ -1,0 +1,49 @@
+# Bootstraps everything on a fresh machine with Python 3.11+, Node 20+ and git.
+# uv comes from PyPI (installed with the machine's Python if missing); it never downloads
+# an interpreter. Engines come from the npm registry at the pinned versions.
+
+PYTHON ?= python3
+export UV_PYTHON_DOWNLOADS := never
+export UV_PYTHON := $(shell command -v $(PYTHON))
+UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
+RUN := $(UV) run --frozen --no-sync
+
+.PHONY: bootstrap sync engines lint typecheck schemas pytest test demo bench clean
+
+bootstrap: $(UV) sync engines
+
+.tools/bin/uv:
+	$(PYTHON) -m venv .tools
+	.tools/bin/pip install --quiet --disable-pip-version-check "uv>=0.5"
+
+sync: $(UV)
+	$(UV) sync --frozen --all-packages --group dev
+
+engines: sync
+	$(RUN) holon engines install all
+
+lint: sync
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+typecheck: sync
+	$(RUN) mypy
+
+schemas: sync
+	$(RUN) holon schema spec > schemas/spec.schema.json
+	$(RUN) holon schema manifest > schemas/manifest.schema.json
+
+pytest: bootstrap
+	$(RUN) pytest
+
+# The whole suite: lint, types, then every test (real engines included).
+test: bootstrap lint typecheck pytest
+
+demo: bootstrap
+	$(RUN) python -m holon_core.demo
+
+bench: bootstrap
+	$(RUN) python -m bench
+
+clean:
+	rm -rf .venv .tools out

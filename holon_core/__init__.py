@@ -1,0 +1,27 @@
+"""holon-core: run AI coding engines headlessly behind the RFC-0002 agent contract."""
+
+from __future__ import annotations
+
+from holon_core._version import __version__
+from holon_core.adapter import (
+    Capabilities,
+    EngineAdapter,
+    EngineReport,
+    EventParser,
+    LaunchPlan,
+    RunContext,
+    StagedSkill,
+)
+from holon_core.hookspecs import hookimpl
+
+__all__ = [
+    "Capabilities",
+    "EngineAdapter",
+    "EngineReport",
+    "EventParser",
+    "LaunchPlan",
+    "RunContext",
+    "StagedSkill",
+    "__version__",
+    "hookimpl",
+]

@@ -1,0 +1,308 @@
+"""The adapter object: everything that differs per engine, declared as data and small methods.
+
+The core owns the pipeline; it asks an adapter only how to launch its engine headlessly,
+where its skills go, how to read its event stream and what it adds to the manifest. The
+hooks in :mod:`holon_core.hookspecs` dispatch to these methods by default (see
+:mod:`holon_core.builtin.dispatch`), so a plugin can still override any step.
+
+This module stays free of pydantic so the probe path imports it cheaply.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from holon_core.checks import Check
+from holon_core.engines import find_engine_binary, read_engine_version
+
+if TYPE_CHECKING:
+    from holon_core.events import Event
+    from holon_core.models.spec import Spec
+    from holon_core.skills import ResolvedSkill
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What an engine can do; the core enforces these in one place (``holon_core.capability``)."""
+
+    native_skills: bool = False
+    max_steps: bool = False
+    model_selection: bool = False
+    session_id: bool = False
+    usage_reporting: bool = False
+    cost_reporting: bool = False
+    resume: bool = False
+    needs_credentials: bool = True
+
+    def as_dict(self) -> dict[str, bool]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(slots=True)
+class LaunchPlan:
+    """How to start the engine: argv, the complete environment, the cwd and optional stdin."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    stdin: bytes | None = None
+    #: Seconds to wait after SIGTERM before SIGKILL.
+    grace_seconds: float = 3.0
+
+
+@dataclass(slots=True)
+class StagedSkill:
+    """Where and how one skill was made available to the engine."""
+
+    name: str
+    staging: Literal["native", "fallback", "none"]
+    path: Path | None = None
+
+
+@dataclass(slots=True)
+class Prompt:
+    """The compiled prompt; fallback skill staging appends to ``system``."""
+
+    system: str
+    user: str
+    source: Literal["input", "compiled"] = "compiled"
+
+
+@dataclass(slots=True)
+class RunContext:
+    """Everything one run knows, handed to adapters and hooks."""
+
+    engine: EngineAdapter
+    spec: Spec
+    run_id: str
+    input_dir: Path
+    workspace: Path
+    output_dir: Path
+    state_dir: Path
+    #: Run-local root: the engine's HOME, config home and TMPDIR live below it.
+    run_dir: Path
+    env: Mapping[str, str]
+    prompt: Prompt
+    model: str | None = None
+    max_steps: int | None = None
+    binary: Path | None = None
+    engine_version: str | None = None
+    skills: list[ResolvedSkill] = field(default_factory=list)
+    #: Credential values to redact from everything holon writes.
+    secrets: list[str] = field(default_factory=list)
+
+    @property
+    def home(self) -> Path:
+        return self.run_dir / "home"
+
+    @property
+    def tmp(self) -> Path:
+        return self.run_dir / "tmp"
+
+
+@dataclass(slots=True)
+class EngineReport:
+    """What the event stream told us; the outcome rule reads these signals."""
+
+    terminal_seen: bool = False
+    is_error: bool | None = None
+    reason: str | None = None
+    error: str | None = None
+    session_id: str | None = None
+    model: str | None = None
+    engine_version: str | None = None
+    turns: int | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    cost_usd: float | None = None
+    cost_source: Literal["reported", "estimated", "unavailable"] = "unavailable"
+    final_text: str = ""
+    tool_calls: int = 0
+    tool_failures: int = 0
+    #: Skill names the engine listed or loaded; None when the stream cannot tell.
+    skills_seen: set[str] | None = None
+    #: An outcome the engine itself declared (replay scripts may ask for needs_human).
+    declared_outcome: Literal["success", "failure", "needs_human"] | None = None
+    #: Set by a parser to make the supervisor stop the engine now (e.g. a 401 being retried).
+    abort_reason: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class EventParser(ABC):
+    """Turns an engine's stdout lines into normalized events, accumulating an EngineReport."""
+
+    def __init__(self) -> None:
+        self.report = EngineReport()
+
+    @abstractmethod
+    def feed(self, line: str) -> list[Event]:
+        """Parse one stdout line (without its newline)."""
+
+    def feed_stderr(self, line: str) -> list[Event]:
+        from holon_core.events import Event
+
+        return [Event(type="stderr", text=line)] if line.strip() else []
+
+    def finish(self, exit_code: int | None) -> EngineReport:
+        """Called once after the engine exited; may read session logs to fill gaps."""
+        return self.report
+
+
+class EngineAdapter(ABC):
+    """Base class of every engine adapter; subclass it and register it from a plugin.
+
+    Example::
+
+        class MyEngine(EngineAdapter):
+            name = "my"
+            binary_name = "my-cli"
+            capabilities = Capabilities(max_steps=True)
+            ...
+
+        @hookimpl
+        def holon_register_engines(register):
+            register(MyEngine())
+    """
+
+    name: ClassVar[str]
+    #: Distribution that ships the adapter (for versions in ``holon plugins`` and manifests).
+    distribution: ClassVar[str | None] = None
+    capabilities: ClassVar[Capabilities] = Capabilities()
+    #: Executable name looked up in the managed engine dir and on PATH.
+    binary_name: ClassVar[str | None] = None
+    #: Any one of these environment variables satisfies the credential check.
+    credential_env: ClassVar[tuple[str, ...]] = ()
+    #: Extra variables passed into the engine unchanged (endpoints, proxies).
+    passthrough_env: ClassVar[tuple[str, ...]] = ()
+    #: Inclusive (min, max) major.minor versions we support, or None for any.
+    supported_versions: ClassVar[tuple[str, str] | None] = None
+
+    # -- preflight ------------------------------------------------------------------------
+    @property
+    def binary_env(self) -> str:
+        return f"HOLON_{self.name.upper()}_BIN"
+
+    def locate_binary(self, env: Mapping[str, str]) -> Path | None:
+        if self.binary_name is None:
+            return None
+        return find_engine_binary(self.binary_name, self.binary_env, env)
+
+    def version_of(self, binary: Path) -> str | None:
+        return read_engine_version(binary)
+
+    def credential_hint(self) -> str:
+        names = " or ".join(self.credential_env)
+        return f"export {names} before running holon-agent"
+
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        """Checks run before anything else: the binary, its version, the credentials."""
+        checks: list[Check] = []
+        if self.binary_name is not None:
+            checks.extend(self._binary_checks(env))
+        if self.capabilities.needs_credentials and self.credential_env:
+            present = [name for name in self.credential_env if env.get(name)]
+            checks.append(
+                Check(
+                    name="credentials",
+                    ok=bool(present),
+                    detail=f"found {', '.join(present)}"
+                    if present
+                    else f"none of {', '.join(self.credential_env)} is set",
+                    hint=None if present else self.credential_hint(),
+                    reason=None if present else "missing_credentials",
+                )
+            )
+        return checks
+
+    def _binary_checks(self, env: Mapping[str, str]) -> list[Check]:
+        binary = self.locate_binary(env)
+        if binary is None:
+            return [
+                Check(
+                    name="engine_binary",
+                    ok=False,
+                    detail=f"{self.binary_name} not found via {self.binary_env}, the holon "
+                    "engine directory or PATH",
+                    hint=f"run `holon engines install {self.name}` or set {self.binary_env}",
+                    reason="engine_missing",
+                )
+            ]
+        version = self.version_of(binary)
+        if version is None:
+            return [
+                Check(
+                    name="engine_binary",
+                    ok=False,
+                    detail=f"{binary} did not answer --version",
+                    hint=f"reinstall it with `holon engines install {self.name}`",
+                    reason="engine_missing",
+                )
+            ]
+        checks = [Check(name="engine_binary", ok=True, detail=f"{binary} {version}")]
+        if self.supported_versions is not None:
+            checks.append(_version_check(self.name, version, self.supported_versions))
+        return checks
+
+    # -- the run ----------------------------------------------------------------------------
+    def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:
+        """Copy skills where the engine discovers them natively (inside the run-local home)."""
+        raise NotImplementedError(f"engine {self.name} declares no native skill staging")
+
+    @abstractmethod
+    def launch(self, run: RunContext) -> LaunchPlan:
+        """The headless command line and hermetic environment for this run."""
+
+    @abstractmethod
+    def event_parser(self, run: RunContext) -> EventParser:
+        """A fresh parser for this run's stdout."""
+
+    def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
+        """Engine-specific keys merged into ``manifest.metadata``."""
+        return {}
+
+
+def _version_check(name: str, version: str, supported: tuple[str, str]) -> Check:
+    def key(text: str) -> tuple[int, ...]:
+        parts = []
+        for piece in text.split(".")[:3]:
+            digits = "".join(ch for ch in piece if ch.isdigit())
+            parts.append(int(digits or 0))
+        return tuple(parts)
+
+    low, high = supported
+    ok = key(low) <= key(version)[: len(key(low))] and key(version)[: len(key(high))] <= key(high)
+    return Check(
+        name="engine_version",
+        ok=ok,
+        detail=f"{version} (supported {low} to {high})",
+        hint=None if ok else f"install a supported version with `holon engines install {name}`",
+        reason=None if ok else "engine_missing",
+    )
+
+
+def base_env(run: RunContext, extra_names: tuple[str, ...] = ()) -> dict[str, str]:
+    """The hermetic environment every engine starts from: run-local HOME and TMPDIR.
+
+    Only PATH, locale basics and the adapter's named variables pass in from the agent's
+    environment; nothing else (and never the user's HOME) reaches the engine.
+    """
+    env = {
+        "PATH": run.env.get("PATH", os.defpath),
+        "HOME": str(run.home),
+        "TMPDIR": str(run.tmp),
+        "LANG": run.env.get("LANG", "C.UTF-8"),
+        "TERM": "dumb",
+        "NO_COLOR": "1",
+    }
+    for name in (*run.engine.credential_env, *run.engine.passthrough_env, *extra_names):
+        value = run.env.get(name)
+        if value:
+            env[name] = value
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"):
+        if run.env.get(name):
+            env[name] = run.env[name]
+    return env

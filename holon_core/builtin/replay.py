@@ -1,0 +1,107 @@
+"""The built-in ``replay`` engine: a deterministic, offline engine registered like any adapter.
+
+Its script comes from ``HOLON_REPLAY_SCRIPT``, else ``context/replay.yaml`` in the input
+directory. It is the embedded default of ``make demo`` and drives the core's own tests.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from holon_core.adapter import (
+    Capabilities,
+    EngineAdapter,
+    EventParser,
+    LaunchPlan,
+    RunContext,
+    base_env,
+)
+from holon_core.checks import Check
+from holon_core.events import Event
+from holon_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from holon_core.adapter import EngineReport
+
+
+def replay_script_path(input_dir: Path, env: Mapping[str, str]) -> Path:
+    override = env.get("HOLON_REPLAY_SCRIPT")
+    return Path(override) if override else input_dir / "context" / "replay.yaml"
+
+
+class ReplayParser(EventParser):
+    def feed(self, line: str) -> list[Event]:
+        try:
+            raw = json.loads(line)
+        except ValueError:
+            return [Event(type="message", text=line, data={"unparsed": True})]
+        if not isinstance(raw, dict):
+            return []
+        kind = raw.get("type")
+        report = self.report
+        if kind == "init":
+            report.session_id = raw.get("session_id")
+            report.model = raw.get("model")
+            report.skills_seen = set(raw.get("skills") or [])
+            return [Event(type="session", data={"session_id": report.session_id})]
+        if kind == "say":
+            return [Event(type="message", text=raw.get("text", ""))]
+        if kind == "tool":
+            report.tool_calls += 1
+            detail = {k: v for k, v in raw.items() if k not in ("type", "id", "name")}
+            return [Event(type="tool_call", tool=raw.get("name"), tool_id=raw.get("id"), data=detail)]
+        if kind == "tool_result":
+            status = "ok" if raw.get("status") == "ok" else "error"
+            if status == "error":
+                report.tool_failures += 1
+            data = {k: raw[k] for k in ("exit_code", "output") if k in raw}
+            return [Event(type="tool_result", tool_id=raw.get("id"), status=status, data=data)]
+        if kind == "result":
+            report.terminal_seen = True
+            outcome = raw.get("outcome", "success")
+            report.final_text = raw.get("text") or ""
+            report.turns = raw.get("turns")
+            report.is_error = outcome == "failure"
+            if outcome in ("success", "failure", "needs_human"):
+                report.declared_outcome = outcome
+            if raw.get("error"):
+                report.error = str(raw["error"])
+                report.reason = "engine_error"
+            return [Event(type="result", status="error" if report.is_error else "ok", data=raw)]
+        return []
+
+
+class ReplayEngine(EngineAdapter):
+    name = "replay"
+    distribution = "holon-core"
+    capabilities = Capabilities(session_id=True, needs_credentials=False)
+    binary_name = None
+
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        return [Check(name="engine_binary", ok=True, detail=f"{sys.executable} (replay)")]
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        prompt_file = run.run_dir / "prompt.md"
+        prompt_file.write_text(f"{run.prompt.system}\n\n{run.prompt.user}", encoding="utf-8")
+        script = replay_script_path(run.input_dir, run.env)
+        env = base_env(run)
+        env["HOLON_OUTPUT_DIR"] = str(run.output_dir)
+        env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+        argv = [sys.executable, "-m", "holon_core.replay_engine", str(script), str(prompt_file)]
+        return LaunchPlan(argv=argv, env=env, cwd=run.workspace)
+
+    def event_parser(self, run: RunContext) -> EventParser:
+        return ReplayParser()
+
+    def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
+        return {"replay_script": str(replay_script_path(run.input_dir, run.env))}
+
+
+@hookimpl
+def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
+    register(ReplayEngine())
+

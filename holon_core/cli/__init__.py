@@ -1,0 +1,1 @@
+"""The host-side ``holon`` command; one module per subcommand."""

@@ -1,0 +1,35 @@
+"""``holon schema spec|manifest``: print the JSON Schema generated from the contract models."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from holon_core.models.manifest import Manifest
+from holon_core.models.spec import Spec
+
+SCHEMA_IDS = {
+    "spec": "https://holon.dev/schemas/spec.schema.json",
+    "manifest": "https://holon.dev/schemas/manifest.schema.json",
+}
+
+
+def schema_for(name: str) -> dict[str, Any]:
+    model = {"spec": Spec, "manifest": Manifest}[name]
+    schema = model.model_json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_IDS[name], **schema}
+
+
+def render(name: str) -> str:
+    return json.dumps(schema_for(name), indent=2, sort_keys=True) + "\n"
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser("schema", help="print the JSON Schema of spec.yaml or manifest.json")
+    parser.add_argument("which", choices=sorted(SCHEMA_IDS))
+
+
+def run(args: argparse.Namespace) -> int:
+    print(render(args.which), end="")
+    return 0

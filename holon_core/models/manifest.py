@@ -1,0 +1,166 @@
+"""The execution record (``manifest.json``, RFC-0002 §3.2.1, RFC-0003 §8.1).
+
+Extra keys are allowed everywhere so a skill that writes its own fields (``pr_url``, ...)
+survives the merge; the fields below are what holon itself guarantees.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Status = Literal["completed", "failed", "running"]
+Outcome = Literal["success", "failure", "needs_human"]
+CostSource = Literal["reported", "estimated", "unavailable"]
+Staging = Literal["native", "fallback", "none"]
+
+REASON_CODES = (
+    "ok",
+    "auth_failed",
+    "rate_limited",
+    "engine_error",
+    "engine_crashed",
+    "engine_missing",
+    "missing_credentials",
+    "invalid_spec",
+    "invalid_input",
+    "invalid_skill",
+    "unknown_engine",
+    "output_not_writable",
+    "timeout",
+    "stalled",
+    "cancelled",
+    "silent_success",
+    "max_steps",
+    "missing_artifacts",
+    "tool_failed",
+    "secret_in_changes",
+    "needs_human",
+    "reported_failure",
+    "workspace_error",
+    "plugin_error",
+    "probe_failed",
+    "internal_error",
+)
+
+_DURATION = re.compile(r"^\d+(\.\d+)?s$")
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Usage(_Open):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    total_tokens: int | None = None
+
+
+class CostInfo(_Open):
+    usd: float | None = None
+    source: CostSource = "unavailable"
+
+
+class EngineInfo(_Open):
+    name: str
+    version: str | None = None
+    model: str | None = None
+    binary: str | None = None
+
+
+class AdapterInfo(_Open):
+    name: str
+    version: str | None = None
+    distribution: str | None = None
+
+
+class SkillRecord(_Open):
+    name: str
+    source: str = Field(description="builtin, spec, flag, workspace or user")
+    path: str | None = None
+    staging: Staging = "none"
+    seen_by_engine: bool | None = Field(
+        default=None, description="True when the engine listed or loaded it; None if unknowable."
+    )
+
+
+class Baseline(_Open):
+    kind: Literal["git", "directory"]
+    head: str | None = None
+    tree: str | None = None
+    dirty: bool | None = None
+
+
+class Check(_Open):
+    name: str
+    ok: bool
+    detail: str = ""
+    hint: str | None = None
+
+
+class ManifestMetadata(_Open):
+    agent: str = "holon-agent"
+    holon_version: str
+    mode: Literal["run", "probe", "serve"] = "run"
+    reason: str = "ok"
+    adapter: AdapterInfo | None = None
+    engine: EngineInfo | None = None
+    session_id: str | None = None
+    turns: int | None = None
+    usage: Usage | None = None
+    cost: CostInfo | None = None
+    skills: list[SkillRecord] = Field(default_factory=list)
+    baseline: Baseline | None = None
+    changed: bool | None = None
+    files_changed: int | None = None
+    checks: list[Check] = Field(default_factory=list)
+    secrets_in_changes: list[str] = Field(
+        default_factory=list, description="Files whose changes contain a passed credential."
+    )
+
+
+class Manifest(_Open):
+    """What happened in one run; the one artifact RFC-0002 v0.2 requires."""
+
+    status: Status
+    outcome: Outcome
+    duration: str = Field(description='Wall time like "12.5s".')
+    artifacts: list[str] = Field(description="Paths relative to the output directory.")
+    metadata: ManifestMetadata
+    error: str | None = None
+
+    @field_validator("duration")
+    @classmethod
+    def _duration(cls, value: str) -> str:
+        if not _DURATION.match(value):
+            raise ValueError('duration must look like "12.5s"')
+        return value
+
+    @field_validator("artifacts")
+    @classmethod
+    def _relative(cls, value: list[str]) -> list[str]:
+        for path in value:
+            if path.startswith("/") or ".." in path.split("/"):
+                raise ValueError(f"artifact {path!r} must be relative to the output directory")
+        return value
+
+    @model_validator(mode="after")
+    def _error_on_failure(self) -> Manifest:
+        if self.outcome == "failure" and not self.error:
+            raise ValueError("error is required when outcome is failure")
+        return self
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2, exclude_none=True) + "\n"
+
+
+def format_duration(seconds: float) -> str:
+    return f"{max(seconds, 0.0):.1f}s"
+
+
+def manifest_schema() -> dict[str, Any]:
+    return Manifest.model_json_schema()

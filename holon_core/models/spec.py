@@ -1,0 +1,110 @@
+"""The task spec (``spec.yaml``, RFC-0001/0002 ``version: v1``, ``kind: Holon``).
+
+Unknown fields are kept (``extra="allow"``) so a newer spec still loads; the loader
+warns about them instead of failing, which keeps old agents forward compatible.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SUPPORTED_VERSIONS = ("v1",)
+SUPPORTED_KINDS = ("Holon",)
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+def parse_duration(text: str | float) -> float:
+    """Seconds from ``90s``, ``10m``, ``1.5h``, ``500ms`` or a bare number of seconds."""
+    if isinstance(text, int | float):
+        if text <= 0:
+            raise ValueError("must be positive")
+        return float(text)
+    match = _DURATION.match(text)
+    if not match:
+        raise ValueError(f"{text!r} is not a duration; write it like 90s, 10m or 1h")
+    seconds = float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    if seconds <= 0:
+        raise ValueError("must be positive")
+    return seconds
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class Metadata(_Open):
+    name: str | None = None
+    id: str | None = None
+    skills: list[str] = Field(default_factory=list, description="Skill names or directories.")
+
+
+class Context(_Open):
+    workspace: str | None = None
+    files: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class Goal(_Open):
+    description: str
+    issue_id: str | None = None
+
+
+class Artifact(_Open):
+    path: str
+    required: bool = False
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if value.startswith("/") or ".." in value.split("/"):
+            raise ValueError("must be a path relative to the output directory")
+        return value
+
+
+class Output(_Open):
+    artifacts: list[Artifact] = Field(default_factory=list)
+
+
+class Constraints(_Open):
+    timeout: str | float | None = Field(default=None, description="Wall clock, e.g. 90s or 10m.")
+    max_steps: int | None = Field(default=None, ge=1)
+
+    @field_validator("timeout")
+    @classmethod
+    def _duration(cls, value: str | float | None) -> str | float | None:
+        if value is not None:
+            parse_duration(value)
+        return value
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        return None if self.timeout is None else parse_duration(self.timeout)
+
+
+class EngineChoice(_Open):
+    """Optional engine preferences; flags and HOLON_ENGINE/HOLON_MODEL take precedence."""
+
+    name: str | None = None
+    model: str | None = None
+
+
+class Spec(_Open):
+    """A holon task: what to do, with which context, producing which artifacts."""
+
+    version: Literal["v1"]
+    kind: Literal["Holon"]
+    metadata: Metadata = Field(default_factory=Metadata)
+    context: Context = Field(default_factory=Context)
+    goal: str | Goal
+    output: Output = Field(default_factory=Output)
+    constraints: Constraints = Field(default_factory=Constraints)
+    engine: EngineChoice = Field(default_factory=EngineChoice)
+
+    @property
+    def goal_text(self) -> str:
+        return self.goal if isinstance(self.goal, str) else self.goal.description

@@ -1,0 +1,28 @@
+"""Copy skills into an engine's native skills directory inside the run-local home.
+
+Copies, never symlinks: the engine may follow links out of its home, and the user's skill
+sources must stay untouched by whatever the run does.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from holon_core.adapter import StagedSkill
+
+if TYPE_CHECKING:
+    from holon_core.skills import ResolvedSkill
+
+
+def copy_skills(skills: list[ResolvedSkill], target_root: Path) -> list[StagedSkill]:
+    target_root.mkdir(parents=True, exist_ok=True)
+    staged: list[StagedSkill] = []
+    for skill in skills:
+        target = target_root / skill.name
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(skill.path, target, symlinks=False)
+        staged.append(StagedSkill(name=skill.name, staging="native", path=target))
+    return staged
