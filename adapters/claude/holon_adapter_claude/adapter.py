@@ -1,0 +1,79 @@
+"""The ``claude`` engine: Claude Code run headlessly behind the holon contract."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from holon_adapter_claude.home import config_dir, skills_dir
+from holon_adapter_claude.launch import build_plan, max_retries
+from holon_adapter_claude.parser import ClaudeParser
+from holon_core.adapter import (
+    Capabilities,
+    EngineAdapter,
+    EngineReport,
+    EventParser,
+    LaunchPlan,
+    RunContext,
+    StagedSkill,
+)
+from holon_core.errors import HolonError
+from holon_core.staging import copy_skills
+
+if TYPE_CHECKING:
+    from holon_core.skills import ResolvedSkill
+
+
+class ClaudeAdapter(EngineAdapter):
+    """Claude Code (``@anthropic-ai/claude-code``) via ``claude -p --output-format stream-json``."""
+
+    name: ClassVar[str] = "claude"
+    distribution: ClassVar[str | None] = "holon-adapter-claude"
+    binary_name: ClassVar[str | None] = "claude"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        native_skills=True,
+        max_steps=True,
+        model_selection=True,
+        session_id=True,
+        usage_reporting=True,
+        cost_reporting=True,
+        resume=False,
+        needs_credentials=True,
+    )
+    credential_env: ClassVar[tuple[str, ...]] = (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+    )
+    passthrough_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_BASE_URL",)
+    #: Tested against 2.1.x; the stream-json fields we read appeared in 2.0.
+    supported_versions: ClassVar[tuple[str, str] | None] = ("2.0", "2.1")
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        binary = run.binary or self.locate_binary(run.env)
+        if binary is None:
+            raise HolonError(
+                "the claude binary was not found",
+                hint=f"run `holon engines install claude` or set {self.binary_env}",
+                reason="engine_missing",
+            )
+        return build_plan(binary, run)
+
+    def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:
+        return copy_skills(skills, skills_dir(run.home))
+
+    def event_parser(self, run: RunContext) -> EventParser:
+        return ClaudeParser()
+
+    def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
+        extra = report.extra
+        return {
+            "claude": {
+                "config_dir": str(config_dir(run.home)),
+                "max_retries": max_retries(run.env),
+                "result_subtype": extra.get("result_subtype"),
+                "api_error_status": extra.get("api_error_status"),
+                "api_key_source": extra.get("api_key_source"),
+                "models_used": extra.get("models_used", []),
+                "skills_used": sorted(set(extra.get("skills_used", []))),
+            }
+        }
