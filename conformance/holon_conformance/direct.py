@@ -1,0 +1,106 @@
+"""Run a bare engine CLI (no holon adapter) against a scripted provider.
+
+These are the measured recipes of engines.md section 2, kept in one place so the tests and
+the benchmark drive each CLI exactly the same way: a throwaway HOME with its own TMPDIR and
+config home, the endpoint and a fake key, retries capped, stdin closed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from holon_conformance.provider.server import ScriptedProvider
+
+ENGINES = ("claude", "codex", "gemini")
+#: Catalog model for Codex: it decides the tool set (``apply_patch`` needs a known model).
+CODEX_MODEL = "gpt-5.5"
+GEMINI_MODEL = "gemini-2.5-flash"
+
+_GEMINI_SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "general": {"maxAttempts": 1, "enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DirectLaunch:
+    argv: list[str]
+    env: dict[str, str]
+
+
+def native_skill_dir(engine: str, home: Path) -> Path:
+    """Where ``engine`` discovers user skills inside a run-local home (engines.md section 7)."""
+    if engine == "claude":
+        return home / ".claude" / "skills"
+    if engine == "codex":
+        return home / ".codex" / "skills"
+    return home / ".gemini" / "skills"
+
+
+def prepare_home(engine: str, home: Path) -> None:
+    """Create the config home the CLI insists on (CODEX_HOME must exist, Gemini settings)."""
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    if engine == "claude":
+        (home / ".claude").mkdir(exist_ok=True)
+    elif engine == "codex":
+        (home / ".codex").mkdir(exist_ok=True)
+    else:
+        gemini = home / ".gemini"
+        gemini.mkdir(exist_ok=True)
+        (gemini / "settings.json").write_text(json.dumps(_GEMINI_SETTINGS, indent=2), "utf-8")
+
+
+def direct_launch(
+    engine: str,
+    binary: Path,
+    prompt: str,
+    home: Path,
+    provider: ScriptedProvider,
+    *,
+    retries: int = 0,
+) -> DirectLaunch:
+    """argv and a complete environment (``env -i`` style) for one headless run."""
+    prepare_home(engine, home)
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(home),
+        "TMPDIR": str(home / "tmp"),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+    }
+    if engine == "claude":
+        env.update(provider.engine_env("claude"))
+        env.update(
+            IS_SANDBOX="1",
+            CLAUDE_CONFIG_DIR=str(home / ".claude"),
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            CLAUDE_CODE_MAX_RETRIES=str(retries),
+        )
+        argv = [str(binary), "-p", prompt, "--output-format", "stream-json", "--verbose"]
+        argv.append("--dangerously-skip-permissions")
+        return DirectLaunch(argv, env)
+    if engine == "codex":
+        env.update(CODEX_HOME=str(home / ".codex"), OPENAI_API_KEY=provider.engine_env("codex")[
+            "OPENAI_API_KEY"
+        ])
+        table = (
+            f'{{name="scripted",base_url="{provider.url}/v1",env_key="OPENAI_API_KEY",'
+            f'wire_api="responses",request_max_retries={retries},stream_max_retries={retries}}}'
+        )
+        argv = [str(binary), "exec", "--json", "--skip-git-repo-check"]
+        argv += ["--dangerously-bypass-approvals-and-sandbox"]
+        argv += ["--disable", "plugins", "--disable", "remote_plugin", "--disable", "apps"]
+        argv += ["-c", "analytics.enabled=false", "-c", f"model_providers.scripted={table}"]
+        argv += ["-c", "model_provider=scripted", "-m", CODEX_MODEL, prompt]
+        return DirectLaunch(argv, env)
+    if engine == "gemini":
+        env.update(provider.engine_env("gemini"))
+        env.update(GEMINI_CLI_HOME=str(home), GEMINI_CLI_NO_RELAUNCH="1")
+        argv = [str(binary), "-p", prompt, "--output-format", "stream-json", "--yolo"]
+        argv += ["-m", GEMINI_MODEL]
+        return DirectLaunch(argv, env)
+    raise ValueError(f"unknown engine {engine!r}")

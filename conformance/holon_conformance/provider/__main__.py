@@ -1,0 +1,55 @@
+"""``holon-provider`` / ``python -m holon_conformance.provider``: serve a scenario until stopped."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+from holon_conformance.provider.scenario import ScenarioError, library_names
+from holon_conformance.provider.server import ScriptedProvider
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="holon-provider",
+        description="Scripted model server for Claude Code, Codex and Gemini CLI (127.0.0.1 only).",
+    )
+    parser.add_argument(
+        "--scenario", required=True, help=f"a file, or one of: {', '.join(library_names())}"
+    )
+    parser.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    parser.add_argument("--log", type=Path, help="append one JSON line per request here")
+    parser.add_argument("--workdir", help="workspace for relative paths when the prompt has none")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        provider = ScriptedProvider(
+            args.scenario, port=args.port, log_path=args.log, workdir=args.workdir
+        )
+    except ScenarioError as exc:
+        print(f"holon-provider: error: {exc}", file=sys.stderr)
+        return 2
+    done = threading.Event()
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        done.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    with provider:
+        print(f"holon-provider: serving {provider.scenario.name!r} at {provider.url}", flush=True)
+        for engine in ("claude", "codex", "gemini"):
+            env = " ".join(f"{k}={v}" for k, v in provider.engine_env(engine).items())
+            print(f"  {engine}: {env}", flush=True)
+        done.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

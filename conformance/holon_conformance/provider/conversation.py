@@ -1,0 +1,127 @@
+"""Read what a request says about the conversation: engine, turn, tools offered, workspace.
+
+The turn index is the number of tool calls the model already made in the conversation the
+client sent (never a request counter), so retries and side calls never shift the script.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+_CODEX_CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
+_WORKSPACE_PATTERNS = (
+    re.compile(r"Primary working directory:\s*(\S+)"),
+    re.compile(r"<cwd>\s*([^<\n]+?)\s*</cwd>"),
+    re.compile(r"Workspace Directories:\*\*\s*\n\s*-\s*(\S[^\n]*)"),
+)
+_CODEX_SKILL_LINE = re.compile(r"-\s*([\w.:-]+):.*\(file:\s*([^)\s]+)\)")
+_CODEX_ROOT = re.compile(r"`?(r\d+)`?\s*(?:=|:|\|)\s*`?(/[^`|\s]+)`?")
+
+
+@dataclass(slots=True)
+class Conversation:
+    """The facts a scripted answer needs, taken from one request body."""
+
+    engine: str
+    tool_calls: int
+    #: Offered tool name -> kind ("function", "custom", "local_shell", ...).
+    tools: dict[str, str] = field(default_factory=dict)
+    workspace: str | None = None
+    #: JSON schema of a structured side call (session title, router), else None.
+    aux_schema: dict[str, Any] | None = None
+    model: str = "scripted-model"
+    #: Codex only: skill name -> SKILL.md path, from the skills instructions.
+    skill_files: dict[str, str] = field(default_factory=dict)
+
+
+def iter_strings(value: Any) -> Iterator[str]:
+    """Every string inside a JSON value, depth first."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from iter_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from iter_strings(item)
+
+
+def find_workspace(body: Any) -> str | None:
+    for text in iter_strings(body):
+        for pattern in _WORKSPACE_PATTERNS:
+            match = pattern.search(text)
+            if match:
+                return match.group(1).strip()
+    return None
+
+
+def _claude(body: dict[str, Any]) -> Conversation:
+    calls = 0
+    for message in body.get("messages") or []:
+        content = message.get("content")
+        if message.get("role") == "assistant" and isinstance(content, list):
+            calls += sum(1 for block in content if block.get("type") == "tool_use")
+    tools = {t.get("name", ""): str(t.get("type", "custom")) for t in body.get("tools") or []}
+    fmt = (body.get("output_config") or {}).get("format") or {}
+    schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
+    return Conversation("claude", calls, tools, aux_schema=schema, model=body.get("model", ""))
+
+
+def _codex(body: dict[str, Any]) -> Conversation:
+    items = body.get("input") or []
+    calls = sum(1 for item in items if item.get("type") in _CODEX_CALL_TYPES)
+    tools: dict[str, str] = {}
+    for tool in body.get("tools") or []:
+        kind = str(tool.get("type", "function"))
+        tools[str(tool.get("name") or kind)] = kind
+    fmt = (body.get("text") or {}).get("format") or {}
+    schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
+    conv = Conversation("codex", calls, tools, aux_schema=schema, model=body.get("model", ""))
+    conv.skill_files = codex_skill_files(body)
+    return conv
+
+
+def codex_skill_files(body: dict[str, Any]) -> dict[str, str]:
+    """Skill name -> absolute SKILL.md path, resolving ``rN/`` roots from the roots table."""
+    files: dict[str, str] = {}
+    for text in iter_strings(body.get("input") or []):
+        if "SKILL.md" not in text:
+            continue
+        roots = dict(_CODEX_ROOT.findall(text))
+        for name, path in _CODEX_SKILL_LINE.findall(text):
+            head, _, rest = path.partition("/")
+            files.setdefault(name, f"{roots[head]}/{rest}" if head in roots else path)
+    return files
+
+
+def _gemini(body: dict[str, Any], path: str) -> Conversation:
+    calls = 0
+    for content in body.get("contents") or []:
+        if content.get("role") == "model":
+            calls += sum(1 for part in content.get("parts") or [] if "functionCall" in part)
+    tools: dict[str, str] = {}
+    for group in body.get("tools") or []:
+        for decl in group.get("functionDeclarations") or []:
+            tools[str(decl.get("name", ""))] = "function"
+    config = body.get("generationConfig") or {}
+    schema = config.get("responseJsonSchema") or config.get("responseSchema")
+    if schema is None and config.get("responseMimeType") == "application/json":
+        schema = {}
+    match = re.search(r"models/([^:/]+):", path)
+    model = match.group(1) if match else "gemini-scripted"
+    return Conversation("gemini", calls, tools, aux_schema=schema, model=model)
+
+
+def read_conversation(engine: str, body: dict[str, Any], path: str) -> Conversation:
+    if engine == "claude":
+        conv = _claude(body)
+    elif engine == "codex":
+        conv = _codex(body)
+    else:
+        conv = _gemini(body, path)
+    conv.workspace = find_workspace(body)
+    conv.model = conv.model or "scripted-model"
+    return conv

@@ -1,0 +1,160 @@
+"""``ScriptedProvider``: the scripted model server on 127.0.0.1, in its own thread.
+
+Only failure gates keep state (how often each was served, per engine), so ``reset()`` makes
+a provider reusable across runs; everything else is derived from each request.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from types import TracebackType
+
+from holon_conformance.provider.handler import ProviderHandler
+from holon_conformance.provider.recording import Recorder, RecordedRequest
+from holon_conformance.provider.scenario import Scenario, Turn, load_scenario
+
+HOST = "127.0.0.1"
+FAKE_KEY = "sk-holon-scripted-0000"
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    provider: ScriptedProvider
+
+
+class ScriptedProvider:
+    """Serve ``scenario`` to any engine that connects; a context manager starts and stops it."""
+
+    def __init__(
+        self,
+        scenario: Scenario | str | Path,
+        *,
+        port: int = 0,
+        log_path: Path | None = None,
+        workdir: str | None = None,
+    ) -> None:
+        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        self.recorder = Recorder(log_path)
+        self.workdir = workdir
+        self.stopping = threading.Event()
+        self._port = port
+        self._lock = threading.Lock()
+        self._served: dict[tuple[str, int], int] = {}
+        self._connections: set[socket.socket] = set()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> ScriptedProvider:
+        if self._server is not None:
+            return self
+        self.stopping.clear()
+        server = _Server((HOST, self._port), ProviderHandler)
+        server.provider = self
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, name="holon-scripted-provider", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving: releases stalls and delays, closes open connections, joins the thread."""
+        server = self._server
+        if server is None:
+            return
+        self.stopping.set()
+        server.shutdown()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> ScriptedProvider:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    # --- public API -----------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the scripted provider is not running; call start() first")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """A snapshot of every request so far, in arrival order."""
+        return self.recorder.snapshot()
+
+    def turn_requests(self, engine: str | None = None) -> list[RecordedRequest]:
+        """Only the model turns (no side calls, counts or model lists)."""
+        return [r for r in self.requests if r.kind == "turn" and engine in (None, r.engine)]
+
+    def engine_env(self, engine: str) -> dict[str, str]:
+        """Endpoint and fake credential variables that point ``engine`` at this provider."""
+        if engine == "claude":
+            return {"ANTHROPIC_BASE_URL": self.url, "ANTHROPIC_API_KEY": FAKE_KEY}
+        if engine == "codex":
+            return {"OPENAI_BASE_URL": f"{self.url}/v1", "OPENAI_API_KEY": FAKE_KEY}
+        if engine == "gemini":
+            return {"GOOGLE_GEMINI_BASE_URL": self.url, "GEMINI_API_KEY": FAKE_KEY}
+        raise ValueError(f"unknown engine {engine!r}; expected claude, codex or gemini")
+
+    def set_scenario(self, scenario: Scenario | str | Path) -> None:
+        """Replay another scenario from now on (gate counters start over)."""
+        loaded = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        with self._lock:
+            self.scenario = loaded
+            self._served.clear()
+
+    def reset(self) -> None:
+        """Forget recorded requests and how often each failure gate was served."""
+        with self._lock:
+            self._served.clear()
+        self.recorder.clear()
+
+    # --- used by the handler --------------------------------------------------------------
+
+    def _next(self, engine: str, tool_calls: int) -> tuple[Turn, Turn | None]:
+        """The action for this turn, and the failure gate to serve instead (if any is due)."""
+        with self._lock:
+            slot = self.scenario.slot_for(tool_calls)
+            for index, gate in slot.gates:
+                key = (engine, index)
+                served = self._served.get(key, 0)
+                if gate.times is None or served < gate.times:
+                    self._served[key] = served + 1
+                    return slot.turn, gate
+            return slot.turn, None
+
+    def _track(self, conn: socket.socket, *, add: bool) -> None:
+        with self._lock:
+            if add:
+                self._connections.add(conn)
+            else:
+                self._connections.discard(conn)
