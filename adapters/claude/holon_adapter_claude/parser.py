@@ -32,6 +32,8 @@ class ClaudeParser(EventParser):
     def __init__(self) -> None:
         super().__init__()
         self._tool_names: dict[str, str] = {}
+        #: Skill tool calls by id; a skill counts as used once its call returned ok.
+        self._skill_calls: dict[str, str] = {}
         self._last_status: int | None = None
         self._retries = 0
         self._api_error_text: str | None = None
@@ -130,7 +132,7 @@ class ClaudeParser(EventParser):
         self.report.tool_calls += 1
         tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
         if name == "Skill" and isinstance(tool_input, dict) and tool_input.get("skill"):
-            self.report.extra["skills_used"].append(str(tool_input["skill"]))
+            self._skill_calls[tool_id] = str(tool_input["skill"])
         return Event(type="tool_call", tool=name, tool_id=tool_id, data={"input": tool_input})
 
     def _user(self, raw: dict[str, Any]) -> list[Event]:
@@ -145,6 +147,8 @@ class ClaudeParser(EventParser):
             failed = bool(block.get("is_error"))
             if failed:
                 self.report.tool_failures += 1
+            elif tool_id in self._skill_calls:
+                self.report.extra["skills_used"].append(self._skill_calls[tool_id])
             output = _text_of(block.get("content"))[:OUTPUT_PREVIEW]
             events.append(
                 Event(
