@@ -1,0 +1,69 @@
+"""``holon-agent``: the container entrypoint. ``--probe`` checks readiness; otherwise one run.
+
+Exit codes follow the outcome: 0 success, 1 failure, 2 needs human.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+from holon_core._version import __version__
+from holon_core.agent.paths import resolve_paths
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="holon-agent",
+        description="Run one holon task (RFC-0002) with an engine, headlessly.",
+    )
+    parser.add_argument("--version", action="version", version=f"holon-agent {__version__}")
+    parser.add_argument("--engine", help="engine name (else HOLON_ENGINE, else the only adapter)")
+    parser.add_argument("--input", help="input dir with spec.yaml (HOLON_INPUT_DIR, /holon/input)")
+    parser.add_argument("--workspace", help="workspace dir (HOLON_WORKSPACE_DIR, /holon/workspace)")
+    parser.add_argument("--output", help="output dir (HOLON_OUTPUT_DIR, /holon/output)")
+    parser.add_argument("--state", help="state dir for run-local homes (HOLON_STATE_DIR)")
+    parser.add_argument("--model", help="model name passed to the engine (else HOLON_MODEL)")
+    parser.add_argument(
+        "--skill", action="append", default=[], metavar="DIR", help="a skill directory (repeat)"
+    )
+    parser.add_argument("--probe", action="store_true", help="check readiness, run nothing")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    env = dict(os.environ)
+    flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
+    flags["state"] = args.state
+    paths = resolve_paths(flags, env)
+    if args.probe:
+        from holon_core.agent.probe import probe
+
+        return probe(paths, args.engine, env)
+
+    from holon_core.agent.run import AgentOptions, run_agent
+    from holon_core.process_tree import become_subreaper
+
+    cancel = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        cancel.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    become_subreaper()
+    options = AgentOptions(
+        engine=args.engine, model=args.model, skills=[Path(s).expanduser() for s in args.skill]
+    )
+    return run_agent(paths, options, env, cancel)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Step 3: fail fast, before anything is touched, with a message that says what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from holon_core.checks import Check
+from holon_core.errors import HolonError
+
+if TYPE_CHECKING:
+    from holon_core.adapter import EngineAdapter
+    from holon_core.agent.paths import AgentPaths
+    from holon_core.plugins import HolonPlugins
+
+
+class PreflightFailed(HolonError):
+    reason = "preflight_failed"
+
+
+def workspace_check(workspace: Path) -> Check:
+    if workspace.is_dir():
+        return Check(name="workspace", ok=True, detail=str(workspace))
+    return Check(
+        name="workspace",
+        ok=False,
+        detail=f"{workspace} is not a directory",
+        hint="pass --workspace DIR or set HOLON_WORKSPACE_DIR",
+        reason="invalid_input",
+    )
+
+
+def run_preflight(
+    plugins: HolonPlugins, engine: EngineAdapter, paths: AgentPaths, env: Mapping[str, str]
+) -> tuple[Path | None, str | None, list[Check]]:
+    """All checks; raises PreflightFailed naming every failing one. Returns binary, version."""
+    checks = [workspace_check(paths.workspace), *plugins.preflight(engine, env)]
+    failed = [c for c in checks if not c.ok]
+    if failed:
+        raise PreflightFailed(
+            "preflight failed: " + "; ".join(c.message() for c in failed),
+            reason=failed[0].reason or "preflight_failed",
+        )
+    binary = engine.locate_binary(env)
+    version = None
+    for check in checks:
+        if check.name == "engine_binary" and binary is not None:
+            version = check.detail.rsplit(" ", 1)[-1]
+    return binary, version, checks

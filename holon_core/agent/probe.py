@@ -1,0 +1,98 @@
+"""``holon-agent --probe``: is this agent ready to run, without starting the engine's task?
+
+Checks the spec exists and parses, the output dir is writable, the workspace exists, the
+adapter resolves, its engine binary answers ``--version`` and credentials are present.
+Writes a minimal valid manifest (``metadata.mode = "probe"``) listing every check.
+Kept free of pydantic and of the run pipeline so it stays fast (budget: 100 ms).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from holon_core._version import __version__
+from holon_core.agent.paths import AgentPaths, output_writable
+from holon_core.checks import Check
+from holon_core.errors import HolonError
+from holon_core.redact import Redactor, secret_values
+
+
+def spec_check(spec: Path) -> Check:
+    if not spec.is_file():
+        return Check("spec", False, f"{spec} does not exist", "put the task spec at INPUT/spec.yaml")
+    try:
+        data = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        return Check("spec", False, f"{spec} does not parse: {exc}", "fix the YAML syntax")
+    if not isinstance(data, dict):
+        return Check("spec", False, f"{spec} is not a mapping", "see `holon schema spec`")
+    if data.get("version") != "v1" or data.get("kind") != "Holon":
+        return Check("spec", False, f"{spec}: version/kind not v1/Holon", 'use version: "v1"')
+    if not data.get("goal"):
+        return Check("spec", False, f"{spec}: goal is missing", "add goal: <what to do>")
+    return Check("spec", True, str(spec))
+
+
+def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) -> int:
+    started = time.monotonic()
+    checks = [spec_check(paths.spec)]
+    why = output_writable(paths.output)
+    checks.append(Check("output", why is None, why or str(paths.output), "pass a writable --output"))
+    checks.append(
+        Check("workspace", paths.workspace.is_dir(), str(paths.workspace), "pass --workspace DIR")
+    )
+    meta: dict[str, Any] = {"agent": "holon-agent", "holon_version": __version__, "mode": "probe"}
+    credential_names: tuple[str, ...] = ()
+    try:
+        from holon_core.agent.select import select_engine
+        from holon_core.plugins import load_plugins
+
+        plugins = load_plugins(env)
+        engine = select_engine(plugins, engine_flag, env, None)
+        credential_names = engine.credential_env
+        checks.append(Check("adapter", True, engine.name))
+        dist, version = plugins.adapter_version(engine.name)
+        meta["adapter"] = {"name": engine.name, "distribution": dist, "version": version}
+        meta["engine"] = {"name": engine.name}
+        engine_checks = plugins.preflight(engine, env)
+        checks.extend(engine_checks)
+        for check in engine_checks:
+            if check.name == "engine_binary" and check.ok:
+                meta["engine"]["version"] = check.detail.rsplit(" ", 1)[-1]
+    except HolonError as exc:
+        checks.append(Check("adapter", False, exc.message, exc.hint))
+    failed = [c for c in checks if not c.ok]
+    meta["checks"] = [c.as_dict() for c in checks]
+    meta["reason"] = "ok" if not failed else "probe_failed"
+    manifest: dict[str, Any] = {
+        "status": "completed" if not failed else "failed",
+        "outcome": "success" if not failed else "failure",
+        "duration": f"{time.monotonic() - started:.1f}s",
+        "artifacts": ["manifest.json"],
+        "metadata": meta,
+    }
+    if failed:
+        manifest["error"] = "probe failed: " + "; ".join(c.message() for c in failed)
+    redact = Redactor(secret_values(env, credential_names))
+    if why is None:
+        _write_atomic(paths.output / "manifest.json", redact(json.dumps(manifest, indent=2) + "\n"))
+    for check in checks:
+        mark = "ok  " if check.ok else "FAIL"
+        print(redact(f"probe {mark} {check.message()}"), file=sys.stderr)
+    return 0 if not failed else 1
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".holon-manifest-", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)

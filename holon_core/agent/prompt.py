@@ -1,0 +1,76 @@
+"""Step 6: the prompt — ``prompts/system.md`` and ``prompts/user.md`` when the runner gave
+them, otherwise compiled from the goal, the context files and the contract."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from holon_core.adapter import Prompt
+from holon_core.errors import InputError
+from holon_core.models.spec import Spec
+
+MAX_CONTEXT_FILE = 64 * 1024
+MAX_CONTEXT_TOTAL = 256 * 1024
+_SKIP = {"replay.yaml"}
+
+CONTRACT = """You are running headless inside holon: nobody can answer questions, so do not ask.
+Work only inside the workspace {workspace}; it is your current directory.
+When you are done, write a short report to {output}/summary.md: what you changed, how you
+checked it, and what is left. Do not write files anywhere else outside the workspace.
+Do not commit, push, change branches or edit git configuration: holon records your changes
+as a patch itself."""
+
+
+def compile_prompt(spec: Spec, input_dir: Path, workspace: Path, output: Path) -> Prompt:
+    prompts = input_dir / "prompts"
+    system_file, user_file = prompts / "system.md", prompts / "user.md"
+    contract = CONTRACT.format(workspace=workspace, output=output)
+    if user_file.is_file():
+        system = system_file.read_text(encoding="utf-8") if system_file.is_file() else contract
+        return Prompt(system=system, user=user_file.read_text(encoding="utf-8"), source="input")
+    system = system_file.read_text(encoding="utf-8") if system_file.is_file() else contract
+    return Prompt(system=system, user=_user_prompt(spec, input_dir / "context", workspace))
+
+
+def _user_prompt(spec: Spec, context_dir: Path, workspace: Path) -> str:
+    parts = [f"# Task\n\n{spec.goal_text.strip()}"]
+    issue = getattr(spec.goal, "issue_id", None)
+    if issue:
+        parts.append(f"Issue: {issue}")
+    files = _context_files(spec, context_dir, workspace)
+    if files:
+        parts.append("# Context\n")
+        used = 0
+        for path, label in files:
+            data = path.read_bytes()[:MAX_CONTEXT_FILE]
+            if used + len(data) > MAX_CONTEXT_TOTAL or b"\x00" in data:
+                parts.append(f"- {label} (not inlined; read it from {path})")
+                continue
+            used += len(data)
+            text = data.decode("utf-8", errors="replace")
+            parts.append(f"## {label}\n\n```\n{text.rstrip()}\n```")
+    return "\n\n".join(parts) + "\n"
+
+
+def _context_files(spec: Spec, context_dir: Path, workspace: Path) -> list[tuple[Path, str]]:
+    if spec.context.files:
+        found = []
+        for name in spec.context.files:
+            for base in (context_dir, workspace):
+                if (base / name).is_file():
+                    found.append((base / name, name))
+                    break
+            else:
+                raise InputError(
+                    f"context file {name!r} (spec context.files) is in neither {context_dir} "
+                    f"nor {workspace}",
+                    hint="add it to the input's context/ directory or fix the name",
+                )
+        return found
+    if not context_dir.is_dir():
+        return []
+    return [
+        (path, str(path.relative_to(context_dir)))
+        for path in sorted(context_dir.rglob("*"))
+        if path.is_file() and path.name not in _SKIP
+    ]

@@ -1,0 +1,406 @@
+"""The one-shot run: data flows one way through the pipeline of DESIGN.md §4.
+
+paths -> spec -> adapter -> preflight -> baseline -> skills -> prompt -> launch+supervise
+-> events -> artifacts -> outcome -> manifest.json -> exit code.
+
+Every path, including bad input and cancellation, ends in :func:`_finish`, which writes a
+schema-valid manifest whenever the output directory is writable.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from holon_core._version import __version__
+from holon_core.adapter import EngineAdapter, EngineReport, RunContext
+from holon_core.agent.evidence import Evidence, configure_logging
+from holon_core.agent.output_dir import prepare_output
+from holon_core.agent.paths import AgentPaths, output_writable
+from holon_core.agent.preflight import run_preflight
+from holon_core.agent.prompt import compile_prompt
+from holon_core.agent.select import select_engine
+from holon_core.agent.summary import ensure_summary
+from holon_core.capability import capability_warnings
+from holon_core.errors import HolonError
+from holon_core.events import Event
+from holon_core.manifest_writer import inventory, merge_skill_manifest, read_skill_manifest
+from holon_core.manifest_writer import write_manifest as write_manifest_file
+from holon_core.models.manifest import format_duration
+from holon_core.models.spec import Spec
+from holon_core.outcome import Decision, Signals, decide
+from holon_core.plugins import HolonPlugins, load_plugins
+from holon_core.redact import Redactor, secret_values
+from holon_core.skills import resolve_skills
+from holon_core.supervisor import ProcessOutcome, supervise
+from holon_core.workspace import Baseline, record_baseline, write_diff
+
+DEFAULT_TIMEOUT = 3600.0
+DEFAULT_SILENCE = 900.0
+
+
+@dataclass
+class AgentOptions:
+    engine: str | None = None
+    model: str | None = None
+    skills: list[Path] = field(default_factory=list)
+
+
+class Cancelled(HolonError):
+    reason = "cancelled"
+
+
+@dataclass
+class _Run:
+    """What the run knows so far; the manifest is built from whatever is filled in."""
+
+    paths: AgentPaths
+    env: Mapping[str, str]
+    started: float
+    cancel: threading.Event
+    redact: Redactor
+    evidence: Evidence | None = None
+    log: Any = None
+    engine: EngineAdapter | None = None
+    plugins: HolonPlugins | None = None
+    spec: Spec | None = None
+    context: RunContext | None = None
+    baseline: Baseline | None = None
+    report: EngineReport = field(default_factory=EngineReport)
+    process: ProcessOutcome | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    preexisting: set[str] = field(default_factory=set)
+    run_dir: Path | None = None
+    private_state: bool = False
+
+    def check_cancel(self) -> None:
+        if self.cancel.is_set():
+            raise Cancelled("the run was cancelled before the engine finished")
+
+
+def run_agent(
+    paths: AgentPaths, options: AgentOptions, env: Mapping[str, str], cancel: threading.Event
+) -> int:
+    started = time.monotonic()
+    why = output_writable(paths.output)
+    if why is not None:
+        print(
+            f"holon-agent: error: output directory is not writable: {why}\n"
+            f"holon-agent: fix: pass a writable --output DIR or set HOLON_OUTPUT_DIR",
+            file=sys.stderr,
+        )
+        return 1
+    run = _Run(paths, env, started, cancel, Redactor(secret_values(env)))
+    run.preexisting = prepare_output(paths.output)
+    run.evidence = Evidence(paths.output, run.redact, started=started)
+    run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
+    run.log = configure_logging(run.evidence, run_id=run_id, engine=options.engine or "?")
+    try:
+        decision = _pipeline(run, options, run_id)
+    except HolonError as exc:
+        decision = Decision("failure", exc.reason, str(exc))
+        run.log.error("run failed", reason=exc.reason, error=str(exc))
+    except Exception as exc:  # a bug: still leave a record
+        decision = Decision("failure", "internal_error", f"internal error: {exc!r}")
+        run.log.error("internal error", traceback=traceback.format_exc())
+    return _finish(run, decision)
+
+
+def _pipeline(run: _Run, options: AgentOptions, run_id: str) -> Decision:
+    ev, paths = run.evidence, run.paths
+    assert ev is not None
+    ev.phase("load")
+    run.plugins = load_plugins(run.env)
+    from holon_core.spec_loader import load_spec
+
+    spec, warnings = load_spec(paths.spec)
+    run.spec = spec
+    for warning in warnings:
+        run.log.warning("spec", detail=warning)
+    engine = select_engine(run.plugins, options.engine, run.env, spec)
+    run.engine = engine
+    run.log = run.log.bind(engine=engine.name)
+    run.redact = Redactor(secret_values(run.env, engine.credential_env))
+    ev.redact = run.redact
+
+    ev.phase("preflight")
+    binary, version, checks = run_preflight(run.plugins, engine, paths, run.env)
+    run.metadata["checks"] = [c.as_dict() for c in checks]
+    run.check_cancel()
+
+    ev.phase("baseline")
+    run.run_dir = _make_run_dir(run, run_id)
+    run.baseline = record_baseline(paths.workspace, run.run_dir / "baseline")
+    run.check_cancel()
+
+    ev.phase("skills")
+    skills, notes = resolve_skills(spec.metadata.skills, options.skills, paths.input)
+    for note in notes:
+        run.log.info("skill precedence", detail=note)
+    prompt = compile_prompt(spec, paths.input, paths.workspace, paths.output)
+    model = options.model or run.env.get("HOLON_MODEL") or spec.engine.model
+    context = RunContext(
+        engine=engine,
+        spec=spec,
+        run_id=run_id,
+        input_dir=paths.input,
+        workspace=paths.workspace,
+        output_dir=paths.output,
+        state_dir=run.run_dir.parent,
+        run_dir=run.run_dir,
+        env=run.env,
+        prompt=prompt,
+        model=model,
+        max_steps=spec.constraints.max_steps,
+        binary=binary,
+        engine_version=version,
+        skills=skills,
+        secrets=secret_values(run.env, engine.credential_env),
+    )
+    run.context = context
+    for warning in capability_warnings(engine, context):
+        run.log.warning("capability", detail=warning)
+        run.metadata.setdefault("warnings", []).append(warning)
+    context.home.mkdir(parents=True, exist_ok=True)
+    context.tmp.mkdir(parents=True, exist_ok=True)
+    staged = run.plugins.stage_skills(context, skills)
+    run.metadata["_staged"] = staged
+
+    ev.phase("launch")
+    plan = run.plugins.launch(context)
+    parser = run.plugins.event_parser(context)
+    run.report = parser.report
+    run.check_cancel()
+    wall = spec.constraints.timeout_seconds or _env_float(run.env, "HOLON_TIMEOUT", DEFAULT_TIMEOUT)
+    silence = _env_float(run.env, "HOLON_SILENCE_TIMEOUT", DEFAULT_SILENCE)
+
+    def on_stdout(line: str) -> None:
+        ev.write_line("engine.stdout.log", line)
+        for event in parser.feed(line):
+            ev.event(event)
+            _log_event(run, event)
+
+    def on_stderr(line: str) -> None:
+        ev.write_line("engine.stderr.log", line)
+        for event in parser.feed_stderr(line):
+            ev.event(event)
+
+    run.log.info("engine started", argv0=Path(plan.argv[0]).name, model=model or "default")
+    run.process = supervise(
+        plan,
+        on_stdout=on_stdout,
+        on_stderr=on_stderr,
+        wall_timeout=wall,
+        silence_timeout=silence,
+        cancel=run.cancel,
+        should_abort=lambda: parser.report.abort_reason,
+    )
+    run.report = parser.finish(run.process.exit_code)
+    proc = run.process
+    run.log.info("engine ended", ended_by=proc.ended_by, exit_code=proc.exit_code)
+
+    ev.phase("artifacts")
+    diff = write_diff(run.baseline, paths.output / "diff.patch")
+    run.metadata["changed"] = diff.changed
+    run.metadata["files_changed"] = len(diff.files)
+    secret_files = _secret_files(run, diff.patch_path)
+    missing = tuple(
+        a.path
+        for a in spec.output.artifacts
+        if a.required and a.path not in ("manifest.json", "summary.md", "diff.patch")
+        and not (paths.output / a.path).exists()
+    )
+    signals = Signals(
+        report=run.report,
+        exit_code=proc.exit_code,
+        ended_by=proc.ended_by,
+        abort_reason=proc.abort_reason,
+        spawn_error=proc.spawn_error,
+        missing_artifacts=missing,
+        secret_files=tuple(secret_files),
+        wall_timeout=wall,
+        silence_timeout=silence,
+    )
+    return decide(signals)
+
+
+def _finish(run: _Run, decision: Decision) -> int:
+    """Summary, manifest and exit code — on every path."""
+    ev = run.evidence
+    assert ev is not None
+    try:
+        ev.phase("manifest", outcome=decision.outcome, reason=decision.reason)
+        duration = time.monotonic() - run.started
+        spec = run.spec
+        if spec is not None and run.context is not None:
+            figures = _figures(run, duration)
+            own = ensure_summary(
+                run.paths.output,
+                goal=spec.goal_text,
+                decision=decision,
+                final_text=run.report.final_text,
+                figures=figures,
+                written_before="summary.md" in run.preexisting,
+                redact=run.redact,
+            )
+            run.metadata["summary_source"] = "holon" if own else "engine"
+        if run.process is not None:
+            ev.write_json("resources.json", _resources(run.process))
+        data = _manifest_data(run, decision, duration)
+        ev.close()
+        data["artifacts"] = inventory(run.paths.output, exclude=run.preexisting)
+        merged = merge_skill_manifest(data, read_skill_manifest(run.paths.output))
+        write_manifest_file(run.paths.output, merged, run.redact)
+    finally:
+        ev.close()
+        _cleanup(run)
+    print(
+        f"holon-agent: {decision.outcome} ({decision.reason})"
+        + (f": {run.redact(decision.error)}" if decision.error else ""),
+        file=sys.stderr,
+    )
+    return decision.exit_code
+
+
+def _manifest_data(run: _Run, decision: Decision, duration: float) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "agent": "holon-agent",
+        "holon_version": __version__,
+        "mode": "run",
+        "reason": decision.reason,
+    }
+    staged = run.metadata.pop("_staged", [])
+    meta.update({k: v for k, v in run.metadata.items()})
+    if run.engine is not None and run.plugins is not None:
+        dist, version = run.plugins.adapter_version(run.engine.name)
+        meta["adapter"] = {"name": run.engine.name, "distribution": dist, "version": version}
+        ctx = run.context
+        meta["engine"] = {
+            "name": run.engine.name,
+            "version": run.report.engine_version or (ctx.engine_version if ctx else None),
+            "model": run.report.model or (ctx.model if ctx else None),
+            "binary": str(ctx.binary) if ctx and ctx.binary else None,
+        }
+        meta["capabilities"] = run.engine.capabilities.as_dict()
+    report = run.report
+    meta["session_id"] = report.session_id
+    meta["turns"] = report.turns
+    if report.usage:
+        meta["usage"] = report.usage
+    meta["cost"] = {"usd": report.cost_usd, "source": report.cost_source}
+    if run.baseline is not None:
+        meta["baseline"] = run.baseline.as_manifest()
+    if run.context is not None:
+        meta["skills"] = _skill_records(run, staged)
+        if run.plugins is not None:
+            extra = run.plugins.manifest_metadata(run.context, report)
+            meta.update({k: v for k, v in extra.items() if k not in meta or meta[k] is None})
+    if run.process is not None:
+        meta["process"] = _resources(run.process)
+    status = "completed" if decision.outcome != "failure" else "failed"
+    return {
+        "status": status,
+        "outcome": decision.outcome,
+        "duration": format_duration(duration),
+        "artifacts": [],
+        "metadata": meta,
+        "error": decision.error,
+    }
+
+
+def _skill_records(run: _Run, staged: list[Any]) -> list[dict[str, Any]]:
+    assert run.context is not None
+    by_name = {s.name: s for s in staged}
+    seen = run.report.skills_seen
+    records = []
+    for skill in run.context.skills:
+        stage = by_name.get(skill.name)
+        records.append(
+            {
+                "name": skill.name,
+                "source": skill.source,
+                "path": str(skill.path),
+                "staging": stage.staging if stage else "none",
+                "seen_by_engine": None if seen is None else skill.name in seen,
+            }
+        )
+    return records
+
+
+def _resources(proc: ProcessOutcome) -> dict[str, Any]:
+    return {
+        "exit_code": proc.exit_code,
+        "ended_by": proc.ended_by,
+        "engine_seconds": round(proc.duration, 3),
+        "peak_rss_mb": round(proc.peak_rss_bytes / 2**20, 1),
+        "cpu_seconds": round(proc.cpu_seconds, 3),
+        "leftovers_killed": proc.leftovers_killed,
+    }
+
+
+def _figures(run: _Run, duration: float) -> dict[str, str]:
+    figures = {"duration": format_duration(duration)}
+    if run.engine is not None:
+        figures["engine"] = run.engine.name
+    if run.report.model:
+        figures["model"] = run.report.model
+    if run.report.turns is not None:
+        figures["turns"] = str(run.report.turns)
+    if "files_changed" in run.metadata:
+        figures["files changed"] = str(run.metadata["files_changed"])
+    return figures
+
+
+def _secret_files(run: _Run, patch: Path) -> list[str]:
+    if not run.redact.find(patch.read_text(encoding="utf-8", errors="replace")):
+        return []
+    flagged: list[str] = []
+    current = None
+    with patch.open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if line.startswith("diff --git "):
+                current = line.rsplit(" b/", 1)[-1].strip()
+            elif current and line.startswith("+") and run.redact.find(line):
+                if current not in flagged:
+                    flagged.append(current)
+    run.metadata["secrets_in_changes"] = flagged
+    return flagged
+
+
+def _log_event(run: _Run, event: Event) -> None:
+    if event.type == "tool_call":
+        run.log.info("tool", tool=event.tool)
+    elif event.type in ("retry", "error"):
+        run.log.warning(event.type, detail=event.text or event.data)
+
+
+def _make_run_dir(run: _Run, run_id: str) -> Path:
+    if run.paths.state is not None:
+        run.paths.state.mkdir(parents=True, exist_ok=True)
+        path = run.paths.state / f"run-{run_id}-{secrets.token_hex(4)}"
+        path.mkdir()
+        return path
+    run.private_state = True
+    return Path(tempfile.mkdtemp(prefix=f"holon-run-{run_id}-"))
+
+
+def _cleanup(run: _Run) -> None:
+    if run.run_dir is not None and run.env.get("HOLON_KEEP_RUN_DIR") != "1":
+        shutil.rmtree(run.run_dir, ignore_errors=True)
+
+
+def _env_float(env: Mapping[str, str], name: str, default: float) -> float:
+    try:
+        value = float(env.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default

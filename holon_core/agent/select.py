@@ -1,0 +1,37 @@
+"""Which adapter runs: ``--engine``, else ``HOLON_ENGINE``, else the spec's ``engine.name``,
+else the only installed adapter (the built-in replay engine does not count)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from holon_core.errors import EngineNotFound
+
+if TYPE_CHECKING:
+    from holon_core.adapter import EngineAdapter
+    from holon_core.models.spec import Spec
+    from holon_core.plugins import HolonPlugins
+
+BUILTIN_ENGINES = ("replay",)
+
+
+def select_engine(
+    plugins: HolonPlugins, flag: str | None, env: Mapping[str, str], spec: Spec | None
+) -> EngineAdapter:
+    name = flag or env.get("HOLON_ENGINE") or (spec.engine.name if spec else None)
+    if name:
+        return plugins.get_engine(name)
+    installed = [n for n in plugins.engine_names() if n not in BUILTIN_ENGINES]
+    if len(installed) == 1:
+        return plugins.get_engine(installed[0])
+    listed = ", ".join(plugins.engine_names())
+    if not installed:
+        raise EngineNotFound(
+            f"no engine adapter is installed (available: {listed})",
+            hint="pip install holon-adapter-claude (or -codex, -gemini), or pass --engine replay",
+        )
+    raise EngineNotFound(
+        f"several engines are installed ({listed}) and none was chosen",
+        hint="pass --engine NAME or set HOLON_ENGINE",
+    )

@@ -1,0 +1,111 @@
+"""Step 10: the outcome, decided from evidence by one rule — never from the exit code alone.
+
+Every engine reports false success somewhere (engines.md §5), so the rule reads all signals.
+In order, the first that applies wins:
+
+1. the run was cancelled (SIGTERM/SIGINT)            -> failure ``cancelled``
+2. the wall-clock timeout fired                       -> failure ``timeout``
+3. the silence timeout fired                          -> failure ``stalled``
+4. a parser asked to abort (e.g. 401 being retried)   -> failure with that reason
+5. the engine could not be started                    -> failure ``engine_missing``
+6. no terminal event: exit != 0 -> ``engine_crashed``; exit 0 -> ``silent_success``
+7. the terminal event carries an error                -> failure, the parser's reason
+                                                         (default ``engine_error``)
+8. terminal success but exit != 0                     -> failure ``engine_crashed``
+9. tools were called and every one failed             -> failure ``tool_failed``
+10. required artifacts are missing                    -> failure ``missing_artifacts``
+11. a passed credential appears in the changes         -> needs_human ``secret_in_changes``
+12. the engine declared needs_human                    -> needs_human ``needs_human``
+13. otherwise                                          -> success ``ok``
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from holon_core.adapter import EngineReport
+
+Outcome = Literal["success", "failure", "needs_human"]
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    report: EngineReport
+    exit_code: int | None
+    ended_by: str
+    abort_reason: str | None = None
+    spawn_error: str | None = None
+    missing_artifacts: tuple[str, ...] = ()
+    secret_files: tuple[str, ...] = ()
+    wall_timeout: float | None = None
+    silence_timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    outcome: Outcome
+    reason: str
+    error: str | None
+
+    @property
+    def exit_code(self) -> int:
+        return {"success": 0, "failure": 1, "needs_human": 2}[self.outcome]
+
+
+def _fail(reason: str, error: str) -> Decision:
+    return Decision("failure", reason, error)
+
+
+def decide(s: Signals) -> Decision:
+    r = s.report
+    if s.ended_by == "cancelled":
+        return _fail("cancelled", "the run was cancelled (SIGTERM/SIGINT); the engine was stopped")
+    if s.ended_by == "timeout":
+        return _fail("timeout", f"the engine exceeded the wall-clock timeout of {s.wall_timeout}s")
+    if s.ended_by == "stalled":
+        return _fail(
+            "stalled",
+            f"the engine printed nothing for {s.silence_timeout}s and was stopped "
+            "(raise HOLON_SILENCE_TIMEOUT if the task needs long silent steps)",
+        )
+    if s.ended_by == "aborted" or s.abort_reason:
+        reason = s.abort_reason or r.reason or "engine_error"
+        return _fail(reason, r.error or f"the run was stopped early: {reason}")
+    if s.ended_by == "spawn_failed":
+        return _fail("engine_missing", f"the engine could not be started: {s.spawn_error}")
+    if not r.terminal_seen:
+        if s.exit_code not in (0, None):
+            detail = f": {r.error}" if r.error else ""
+            return _fail(
+                r.reason or "engine_crashed",
+                f"the engine exited with code {s.exit_code} before finishing{detail}",
+            )
+        return _fail(
+            "silent_success",
+            "the engine exited 0 without a terminal event; its success cannot be trusted",
+        )
+    if r.is_error:
+        return _fail(r.reason or "engine_error", r.error or "the engine reported an error")
+    if s.exit_code not in (0, None):
+        return _fail(
+            "engine_crashed", f"the engine reported success but exited with code {s.exit_code}"
+        )
+    if r.tool_calls > 0 and r.tool_failures >= r.tool_calls:
+        return _fail("tool_failed", f"all {r.tool_calls} tool calls of the engine failed")
+    if s.missing_artifacts:
+        missing = ", ".join(s.missing_artifacts)
+        return _fail("missing_artifacts", f"required artifacts are missing: {missing}")
+    if s.secret_files:
+        files = ", ".join(s.secret_files)
+        return Decision(
+            "needs_human",
+            "secret_in_changes",
+            f"a credential passed to the engine appears in the changes to: {files}; "
+            "diff.patch is left intact for review",
+        )
+    if r.declared_outcome == "needs_human":
+        return Decision("needs_human", "needs_human", r.error)
+    if r.declared_outcome == "failure":
+        return _fail(r.reason or "reported_failure", r.error or "the engine reported failure")
+    return Decision("success", "ok", None)
