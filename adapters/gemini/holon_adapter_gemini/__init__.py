@@ -1,3 +1,21 @@
 """holon-adapter-gemini: Google Gemini CLI behind the holon agent contract."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from holon_adapter_gemini.adapter import DEFAULT_MODEL, GeminiAdapter
+from holon_adapter_gemini.parser import GeminiParser
+from holon_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from holon_core.adapter import EngineAdapter
+
+__all__ = ["DEFAULT_MODEL", "GeminiAdapter", "GeminiParser", "holon_register_engines"]
+
+
+@hookimpl
+def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
+    register(GeminiAdapter())

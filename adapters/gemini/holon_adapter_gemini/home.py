@@ -1,0 +1,80 @@
+"""The run-local Gemini CLI home: forced settings and the system instruction file.
+
+Gemini CLI reads settings from four layers (system defaults < user < workspace < system). We
+point every layer we do not own at files inside the run directory, so neither the user's
+``~/.gemini`` nor ``/etc/gemini-cli`` can change a run, and we write the forced keys into both
+the user and the system layer: the system layer wins over a workspace ``.gemini/settings.json``,
+so a repository cannot re-enable ten retries or telemetry behind holon's back.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+#: Attempts for the main chat model (the CLI default is 10, with 5-30 s backoff).
+DEFAULT_MAX_ATTEMPTS = 3
+#: The CLI accepts 1..10.
+MAX_ATTEMPTS_RANGE = (1, 10)
+MAX_ATTEMPTS_ENV = "HOLON_GEMINI_MAX_ATTEMPTS"
+
+
+def max_attempts(env: Mapping[str, str]) -> int:
+    """Attempts per model request: ``HOLON_GEMINI_MAX_ATTEMPTS`` clamped to 1..10, else 3."""
+    raw = env.get(MAX_ATTEMPTS_ENV, "").strip()
+    try:
+        value = int(raw) if raw else DEFAULT_MAX_ATTEMPTS
+    except ValueError:
+        value = DEFAULT_MAX_ATTEMPTS
+    low, high = MAX_ATTEMPTS_RANGE
+    return max(low, min(high, value))
+
+
+def forced_settings(attempts: int, max_turns: int | None) -> dict[str, Any]:
+    """Settings that make a headless run never prompt, never phone home and fail in bounded time."""
+    settings: dict[str, Any] = {
+        # Without an auth type the CLI exits 41 in headless mode.
+        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {
+            "maxAttempts": attempts,
+            "enableAutoUpdate": False,
+            "enableAutoUpdateNotification": False,
+        },
+    }
+    if max_turns is not None:
+        # Counted per model request in the non-interactive loop; exceeding it exits 53.
+        settings["model"] = {"maxSessionTurns": max_turns}
+    return settings
+
+
+def write_home(
+    home: Path, run_dir: Path, settings: dict[str, Any], system_text: str
+) -> dict[str, str]:
+    """Create the run-local home and return the environment variables that point at it."""
+    gemini_dir = home / ".gemini"
+    gemini_dir.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(settings, indent=2) + "\n"
+    (gemini_dir / "settings.json").write_text(text, encoding="utf-8")
+    system_settings = run_dir / "gemini-system-settings.json"
+    system_settings.write_text(text, encoding="utf-8")
+    system_defaults = run_dir / "gemini-system-defaults.json"
+    system_defaults.write_text("{}\n", encoding="utf-8")
+    trusted = run_dir / "gemini-trusted-folders.json"
+    trusted.write_text("{}\n", encoding="utf-8")
+    instructions = gemini_dir / "GEMINI.md"
+    if system_text.strip():
+        instructions.write_text(system_text.rstrip() + "\n", encoding="utf-8")
+    elif instructions.exists():
+        instructions.unlink()
+    return {
+        "GEMINI_CLI_HOME": str(home),
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(system_settings),
+        "GEMINI_CLI_SYSTEM_DEFAULTS_PATH": str(system_defaults),
+        "GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(trusted),
+    }

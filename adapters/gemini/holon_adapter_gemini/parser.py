@@ -1,0 +1,178 @@
+"""Read Gemini CLI's ``--output-format stream-json`` lines into holon events and a report.
+
+The stream has ``init``, ``message`` (user, then assistant deltas), ``tool_use``,
+``tool_result``, ``error`` (warnings such as loop detection) and one terminal ``result``.
+Traps handled here: the result event carries no text (the final answer is the assistant
+deltas after the last tool result), ``result.status`` is ``success`` even when every tool
+call failed (we count ``tool_result`` errors so the core's outcome rule can see it), and API
+failures surface only as an error message plus an exit code made from the HTTP status.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from holon_adapter_gemini.errors import decode
+from holon_core.adapter import EngineReport, EventParser
+from holon_core.events import Event
+
+SKILL_TOOL = "activate_skill"
+#: Tool output kept per event; the full text stays in the engine's own chat log.
+OUTPUT_CAP = 2000
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class GeminiParser(EventParser):
+    """One parser per run; ``feed`` is called for every stdout line in order."""
+
+    def __init__(self, model: str | None = None) -> None:
+        super().__init__()
+        self.report.model = model
+        self.report.skills_seen = set()
+        self._tools: dict[str, tuple[str, Any]] = {}
+        self._after_tools: list[str] = []
+        self._in_turn = False
+        self._result_error: tuple[str | None, str] | None = None
+        self._stderr_tail: list[str] = []
+
+    # -- stdout --------------------------------------------------------------------------
+    def feed(self, line: str) -> list[Event]:
+        if not line.strip():
+            return []
+        try:
+            raw = json.loads(line)
+        except ValueError:
+            return [Event(type="message", text=line, data={"unparsed": True})]
+        if not isinstance(raw, dict):
+            return []
+        kind = raw.get("type")
+        if kind == "init":
+            return self._init(raw)
+        if kind == "message":
+            return self._message(raw)
+        if kind == "tool_use":
+            return self._tool_use(raw)
+        if kind == "tool_result":
+            return self._tool_result(raw)
+        if kind == "error":
+            text = str(raw.get("message") or "")
+            self.report.extra.setdefault("engine_warnings", []).append(text)
+            return [Event(type="error", text=text, data={"severity": raw.get("severity")})]
+        if kind == "result":
+            return self._result(raw)
+        return []
+
+    def _init(self, raw: dict[str, Any]) -> list[Event]:
+        report = self.report
+        report.session_id = raw.get("session_id") or report.session_id
+        if raw.get("model"):
+            report.model = str(raw["model"])
+        data = {"session_id": report.session_id, "model": report.model}
+        return [Event(type="session", data=data)]
+
+    def _start_turn(self) -> None:
+        if not self._in_turn:
+            self._in_turn = True
+            self.report.turns = (self.report.turns or 0) + 1
+
+    def _message(self, raw: dict[str, Any]) -> list[Event]:
+        if raw.get("role") != "assistant":
+            return []
+        self._start_turn()
+        text = str(raw.get("content") or "")
+        self._after_tools.append(text)
+        return [Event(type="message", text=text, data={"delta": bool(raw.get("delta"))})]
+
+    def _tool_use(self, raw: dict[str, Any]) -> list[Event]:
+        self._start_turn()
+        name = str(raw.get("tool_name") or "")
+        tool_id = str(raw.get("tool_id") or "")
+        params = raw.get("parameters")
+        self._tools[tool_id] = (name, params)
+        self.report.tool_calls += 1
+        data = {"input": params} if params is not None else {}
+        return [Event(type="tool_call", tool=name, tool_id=tool_id, data=data)]
+
+    def _tool_result(self, raw: dict[str, Any]) -> list[Event]:
+        # The next assistant text starts a new model turn; only text after this counts as final.
+        self._in_turn = False
+        self._after_tools = []
+        tool_id = str(raw.get("tool_id") or "")
+        name, params = self._tools.get(tool_id, ("", None))
+        ok = raw.get("status") == "success"
+        if not ok:
+            self.report.tool_failures += 1
+        elif name == SKILL_TOOL and isinstance(params, dict) and params.get("name"):
+            assert self.report.skills_seen is not None
+            self.report.skills_seen.add(str(params["name"]))
+        data: dict[str, Any] = {}
+        output = raw.get("output")
+        if isinstance(output, str):
+            data["output"] = output[:OUTPUT_CAP]
+        error = raw.get("error")
+        if isinstance(error, dict):
+            data["error"] = {"type": error.get("type"), "message": error.get("message")}
+        status: Literal["ok", "error"] = "ok" if ok else "error"
+        return [
+            Event(type="tool_result", tool=name or None, tool_id=tool_id, status=status, data=data)
+        ]
+
+    def _result(self, raw: dict[str, Any]) -> list[Event]:
+        report = self.report
+        report.terminal_seen = True
+        report.final_text = "".join(self._after_tools).strip()
+        stats = raw.get("stats")
+        if isinstance(stats, dict):
+            self._stats(stats)
+        failed = raw.get("status") != "success"
+        report.is_error = failed
+        if failed:
+            error = raw.get("error") if isinstance(raw.get("error"), dict) else {}
+            assert isinstance(error, dict)
+            error_type = error.get("type")
+            message = str(error.get("message") or "").strip()
+            self._result_error = (str(error_type) if error_type else None, message)
+            decoded = decode(None, self._result_error[0], message)
+            report.reason, report.error = decoded.reason, decoded.sentence
+        return [Event(type="result", status="error" if failed else "ok", data=raw)]
+
+    def _stats(self, stats: dict[str, Any]) -> None:
+        usage = {
+            "input_tokens": _int(stats.get("input_tokens")),
+            "output_tokens": _int(stats.get("output_tokens")),
+            "cache_read_tokens": _int(stats.get("cached")),
+            "total_tokens": _int(stats.get("total_tokens")),
+        }
+        self.report.usage = {key: value for key, value in usage.items() if value is not None}
+        models = stats.get("models")
+        if isinstance(models, dict):
+            self.report.extra["models"] = sorted(str(name) for name in models)
+        if _int(stats.get("duration_ms")) is not None:
+            self.report.extra["engine_duration_ms"] = stats["duration_ms"]
+
+    def feed_stderr(self, line: str) -> list[Event]:
+        text = line.strip()
+        if text and not text.startswith(("at ", "[STARTUP]")):
+            self._stderr_tail = [*self._stderr_tail[-4:], text]
+        return super().feed_stderr(line)
+
+    # -- end of run --------------------------------------------------------------------------
+    def finish(self, exit_code: int | None) -> EngineReport:
+        """Refine the reason with the exit code, which is the only carrier of e.g. HTTP 429."""
+        report = self.report
+        report.extra["exit_code"] = exit_code
+        if self._result_error is not None:
+            decoded = decode(exit_code, *self._result_error)
+            report.reason, report.error = decoded.reason, decoded.sentence
+            if decoded.http_status is not None:
+                report.extra["http_status"] = decoded.http_status
+        elif not report.terminal_seen and exit_code not in (None, 0):
+            # No result event (e.g. exit 41/55 during startup): keep a clear sentence for the
+            # manifest; the core's rule still calls it a crash because nothing terminal came.
+            detail = self._stderr_tail[-1] if self._stderr_tail else ""
+            report.error = decode(exit_code, None, detail).sentence
+        return report
