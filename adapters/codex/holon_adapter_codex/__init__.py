@@ -1,3 +1,21 @@
 """holon-adapter-codex: OpenAI Codex CLI behind the holon agent contract."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from holon_adapter_codex.adapter import CodexAdapter
+from holon_adapter_codex.parser import CodexParser
+from holon_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from holon_core.adapter import EngineAdapter
+
+__all__ = ["CodexAdapter", "CodexParser", "holon_register_engines"]
+
+
+@hookimpl
+def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
+    register(CodexAdapter())

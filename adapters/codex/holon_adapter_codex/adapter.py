@@ -1,0 +1,76 @@
+"""The Codex CLI adapter: capabilities as data, and the few methods that differ per engine."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from holon_adapter_codex.home import KEY_VARIABLES, base_url, codex_home, skills_dir
+from holon_adapter_codex.launch import build_plan, model_of
+from holon_adapter_codex.parser import CodexParser
+from holon_core.adapter import (
+    Capabilities,
+    EngineAdapter,
+    EngineReport,
+    EventParser,
+    LaunchPlan,
+    RunContext,
+    StagedSkill,
+)
+from holon_core.checks import Check
+from holon_core.staging import copy_skills
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from holon_core.skills import ResolvedSkill
+
+
+class CodexAdapter(EngineAdapter):
+    name = "codex"
+    distribution = "holon-adapter-codex"
+    binary_name = "codex"
+    capabilities = Capabilities(
+        native_skills=True,
+        # Codex has no turn limit; the parser stops the run when the step budget is spent.
+        max_steps=True,
+        model_selection=True,
+        session_id=True,
+        usage_reporting=True,
+        cost_reporting=False,
+        resume=False,
+        needs_credentials=True,
+    )
+    credential_env = KEY_VARIABLES
+    #: Honoured by writing it into the run's provider config (and passed through as is).
+    passthrough_env = ("OPENAI_BASE_URL",)
+    supported_versions = ("0.169", "0.169")
+
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        checks = super().preflight(env)
+        checks.append(Check(name="model_endpoint", ok=True, detail=base_url(env)))
+        return checks
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        binary = run.binary or self.locate_binary(run.env)
+        if binary is None:
+            raise FileNotFoundError(
+                f"codex not found via {self.binary_env}, the holon engine directory or PATH"
+            )
+        return build_plan(binary, run)
+
+    def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:
+        """Copy into ``$CODEX_HOME/skills``; Codex lists them in its developer message."""
+        return copy_skills(skills, skills_dir(run.home))
+
+    def event_parser(self, run: RunContext) -> EventParser:
+        return CodexParser(codex_home(run.home), base_url(run.env), run.max_steps)
+
+    def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
+        codex: dict[str, Any] = {
+            "model_requested": model_of(run),
+            "model_endpoint": base_url(run.env),
+        }
+        for key in ("duration_ms", "time_to_first_token_ms", "model_provider", "rollout"):
+            if key in report.extra:
+                codex[key] = report.extra[key]
+        return {"codex": codex}

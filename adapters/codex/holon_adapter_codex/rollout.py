@@ -1,0 +1,99 @@
+"""Facts Codex writes only to its session log, read after the run.
+
+``codex exec --json`` carries neither the model nor the duration, and on a failed turn no
+usage at all. The session log (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl``)
+has them: ``turn_context.model``, ``event_msg/task_complete.duration_ms``, cumulative
+``event_msg/token_count`` and one ``token_usage_record`` per model response. It also holds
+the developer message listing the skills the model was offered.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+#: ``- name: description (file: r0/name/SKILL.md)`` lines of ``<skills_instructions>``.
+_SKILL_LINE = re.compile(r"^- ([a-z0-9][a-z0-9-]*): .*\(file: [^)]*/SKILL\.md\)\s*$", re.M)
+
+
+@dataclass(slots=True)
+class Rollout:
+    path: Path
+    model: str | None = None
+    provider: str | None = None
+    duration_ms: int | None = None
+    first_token_ms: int | None = None
+    responses: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    skills_listed: set[str] = field(default_factory=set)
+    last_agent_message: str | None = None
+
+
+def find_rollout(codex_home: Path, session_id: str | None) -> Path | None:
+    """This run's session log; the newest one when the stream never named the session."""
+    sessions = codex_home / "sessions"
+    if not sessions.is_dir():
+        return None
+    pattern = f"rollout-*-{session_id}.jsonl" if session_id else "rollout-*.jsonl"
+    found = sorted(sessions.rglob(pattern), key=lambda p: p.stat().st_mtime)
+    return found[-1] if found else None
+
+
+def skills_in(text: str) -> set[str]:
+    """Skill names in a ``<skills_instructions>`` block (bundled ``.system`` ones included)."""
+    if "<skills_instructions>" not in text:
+        return set()
+    return set(_SKILL_LINE.findall(text))
+
+
+def read_rollout(path: Path) -> Rollout:
+    out = Rollout(path=path)
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("payload"), dict):
+            _apply(out, str(record.get("type")), record["payload"])
+    return out
+
+
+def _apply(out: Rollout, kind: str, payload: dict[str, Any]) -> None:
+    if kind == "turn_context":
+        out.model = payload.get("model") or out.model
+    elif kind == "token_usage_record":
+        out.responses += 1
+    elif kind == "event_msg":
+        _apply_event(out, payload)
+    elif kind == "response_item" and payload.get("role") == "developer":
+        for part in payload.get("content") or []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                out.skills_listed |= skills_in(part["text"])
+
+
+def _apply_event(out: Rollout, payload: dict[str, Any]) -> None:
+    kind = payload.get("type")
+    if kind == "thread_settings_applied":
+        settings = payload.get("thread_settings") or {}
+        out.model = settings.get("model") or out.model
+        out.provider = settings.get("model_provider_id") or out.provider
+    elif kind == "token_count":
+        total = (payload.get("info") or {}).get("total_token_usage")
+        if isinstance(total, dict):
+            out.usage = {k: int(v) for k, v in total.items() if isinstance(v, int)}
+    elif kind == "task_complete":
+        if isinstance(payload.get("duration_ms"), int):
+            out.duration_ms = payload["duration_ms"]
+        if isinstance(payload.get("time_to_first_token_ms"), int):
+            out.first_token_ms = payload["time_to_first_token_ms"]
+        if isinstance(payload.get("last_agent_message"), str):
+            out.last_agent_message = payload["last_agent_message"]
