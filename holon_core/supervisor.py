@@ -1,0 +1,281 @@
+"""Run one engine process tree to its end and leave nothing behind.
+
+The engine starts in its own session with no TTY, stdin fed or closed, and stdout/stderr as
+pipes. Reader threads only split lines; every callback runs on the calling thread, so event
+parsers need no locking. The run ends by exit, wall-clock timeout, silence timeout, the cancel
+event or a parser's abort request; a teardown ladder (close stdin, SIGTERM to the group, grace,
+SIGKILL) follows, and afterwards every descendant left (setsid'd tools, daemons) is killed and
+reaped (see :mod:`holon_core.process_tree`).
+
+``exit_code`` follows :mod:`subprocess`: negative means killed by that signal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import secrets
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from holon_core._pipes import LineReader, StdinWriter
+from holon_core.process_tree import TREE_MARKER_ENV, ProcessTree, become_subreaper
+
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
+
+    from holon_core.adapter import LaunchPlan
+
+EndedBy = Literal["exit", "timeout", "stalled", "cancelled", "aborted", "spawn_failed"]
+
+_TICK = 0.05
+_SAMPLE_EVERY = 0.2
+#: How long to wait for pipe EOF after the tree is gone before giving up on stray writers.
+_EOF_WAIT = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessOutcome:
+    exit_code: int | None
+    ended_by: EndedBy
+    abort_reason: str | None
+    duration: float
+    peak_rss_bytes: int
+    cpu_seconds: float
+    leftovers_killed: int
+    spawn_error: str | None
+    pid: int | None
+
+
+def supervise(
+    plan: LaunchPlan,
+    *,
+    on_stdout: Callable[[str], None],
+    on_stderr: Callable[[str], None],
+    wall_timeout: float | None,
+    silence_timeout: float | None,
+    cancel: threading.Event,
+    should_abort: Callable[[], str | None] = lambda: None,
+    on_start: Callable[[int], None] | None = None,
+) -> ProcessOutcome:
+    """Start ``plan``, feed its output lines to the callbacks and return how it ended.
+
+    Never raises for a process that cannot start (``ended_by="spawn_failed"``); an exception
+    from a callback tears the whole tree down and then propagates.
+    """
+    started = time.monotonic()
+    become_subreaper()
+    marker = secrets.token_hex(8)
+    try:
+        if not plan.argv:
+            raise ValueError("empty argv")
+        proc = subprocess.Popen(
+            plan.argv,
+            env={**plan.env, TREE_MARKER_ENV: marker},
+            cwd=plan.cwd,
+            stdin=subprocess.DEVNULL if plan.stdin is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+            bufsize=0,
+        )
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        return ProcessOutcome(
+            exit_code=None,
+            ended_by="spawn_failed",
+            abort_reason=None,
+            duration=time.monotonic() - started,
+            peak_rss_bytes=0,
+            cpu_seconds=0.0,
+            leftovers_killed=0,
+            spawn_error=f"{type(exc).__name__}: {exc}",
+            pid=None,
+        )
+    run = _Run(proc, plan, marker, {"out": on_stdout, "err": on_stderr}, should_abort)
+    try:
+        if on_start is not None:
+            on_start(proc.pid)
+        ended_by, reason = run.until_end(wall_timeout, silence_timeout, cancel, started)
+        run.finish()
+    except BaseException:
+        run.emergency_stop()
+        raise
+    return ProcessOutcome(
+        exit_code=run.exit_code,
+        ended_by=ended_by,
+        abort_reason=reason,
+        duration=time.monotonic() - started,
+        peak_rss_bytes=run.peak_rss,
+        cpu_seconds=run.cpu_seconds,
+        leftovers_killed=run.leftovers_killed,
+        spawn_error=None,
+        pid=proc.pid,
+    )
+
+
+class _Run:
+    """State of one supervised process; all methods run on the supervising thread."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        plan: LaunchPlan,
+        marker: str,
+        callbacks: dict[str, Callable[[str], None]],
+        should_abort: Callable[[], str | None],
+    ) -> None:
+        assert proc.stdout is not None and proc.stderr is not None
+        self.proc = proc
+        self.plan = plan
+        self.tree = ProcessTree(proc.pid, marker)
+        self.callbacks = callbacks
+        self.should_abort = should_abort
+        self.lines: queue.Queue[tuple[str, str | None]] = queue.Queue()
+        self.readers = [
+            LineReader(proc.stdout, "out", self.lines),
+            LineReader(proc.stderr, "err", self.lines),
+        ]
+        self.writer = None if proc.stdin is None else StdinWriter(proc.stdin, plan.stdin or b"")
+        self.open_streams = 2
+        self.last_line = time.monotonic()
+        self.exit_code: int | None = None
+        self.exited = False
+        self.root_cpu = 0.0
+        self.root_rss = 0
+        self.leftovers_killed = 0
+        self.reaped_cpu = 0.0
+        self.threads: list[LineReader | StdinWriter] = [*self.readers]
+        if self.writer is not None:
+            self.threads.append(self.writer)
+        for thread in self.threads:
+            thread.start()
+        self.tree.sample()
+
+    # -- the main loop -----------------------------------------------------------------------
+    def until_end(
+        self,
+        wall_timeout: float | None,
+        silence_timeout: float | None,
+        cancel: threading.Event,
+        started: float,
+    ) -> tuple[EndedBy, str | None]:
+        next_sample = time.monotonic() + _SAMPLE_EVERY
+        while True:
+            reason = self.pump(time.monotonic() + _TICK, watch_abort=True)
+            if reason is not None:
+                self.teardown()
+                return "aborted", reason
+            if self.poll():
+                return "exit", None
+            now = time.monotonic()
+            if now >= next_sample:
+                self.tree.sample()
+                next_sample = now + _SAMPLE_EVERY
+            ended: EndedBy | None = None
+            if cancel.is_set():
+                ended = "cancelled"
+            elif wall_timeout is not None and now - started >= wall_timeout:
+                ended = "timeout"
+            elif silence_timeout is not None and now - self.last_line >= silence_timeout:
+                ended = "stalled"
+            if ended is not None:
+                self.teardown()
+                return ended, None
+
+    def pump(self, until: float, *, watch_abort: bool = False) -> str | None:
+        """Deliver queued lines until ``until`` (or the abort callback asks to stop)."""
+        while True:
+            if watch_abort and (reason := self.should_abort()) is not None:
+                return reason
+            try:
+                kind, text = self.lines.get(timeout=max(0.0, until - time.monotonic()))
+            except queue.Empty:
+                return None
+            if text is None:
+                self.open_streams -= 1
+            else:
+                self.last_line = time.monotonic()
+                self.callbacks[kind](text)
+
+    def poll(self, *, block: bool = False) -> bool:
+        """Reap the engine if it has exited; True once its status is known."""
+        if self.exited:
+            return True
+        try:
+            pid, status, usage = os.wait4(self.proc.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:  # someone else collected it: status unknown
+            pid, status, usage = self.proc.pid, None, None
+        if not pid:
+            return False
+        self.exited = True
+        if status is not None and usage is not None:
+            self.exit_code = os.waitstatus_to_exitcode(status)
+            self.root_cpu = usage.ru_utime + usage.ru_stime
+            self.root_rss = usage.ru_maxrss * 1024  # kilobytes on Linux
+        # Tell Popen the child is gone so it never waits on a possibly reused pid.
+        self.proc.returncode = self.exit_code if self.exit_code is not None else -1
+        return True
+
+    # -- stopping ----------------------------------------------------------------------------
+    def teardown(self) -> None:
+        """Close stdin, SIGTERM the group, deliver output during the grace, then SIGKILL."""
+        if self.writer is not None:
+            self.writer.stop()
+        self._signal_group(signal.SIGTERM)
+        deadline = time.monotonic() + self.plan.grace_seconds
+        while not self.poll() and time.monotonic() < deadline:
+            self.pump(min(deadline, time.monotonic() + _TICK))
+        if not self.exited:
+            self.tree.sample()
+            self._signal_group(signal.SIGKILL)
+            self.poll(block=True)
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        if self.exited:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, sig)
+
+    def finish(self) -> None:
+        """Kill and reap what the engine left, then deliver every line still buffered."""
+        report = self.tree.kill_all(exclude=[self.proc.pid])
+        self.leftovers_killed = report.killed
+        self.reaped_cpu = report.reaped_cpu_seconds
+        if self.writer is not None:
+            self.writer.stop()
+        deadline = time.monotonic() + _EOF_WAIT
+        while self.open_streams and time.monotonic() < deadline:
+            self.pump(min(deadline, time.monotonic() + _TICK))
+        for reader in self.readers:
+            reader.stop()
+        while self.open_streams:
+            self.pump(time.monotonic() + _TICK)
+        for thread in self.threads:
+            thread.join()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+    def emergency_stop(self) -> None:
+        """A callback raised (or we were interrupted): leave no process and no thread behind."""
+        self._signal_group(signal.SIGKILL)
+        self.poll(block=True)
+        self.tree.kill_all(exclude=[self.proc.pid], timeout=5.0)
+        for thread in self.threads:
+            thread.stop()
+            thread.join(timeout=2.0)
+
+    # -- figures -----------------------------------------------------------------------------
+    @property
+    def peak_rss(self) -> int:
+        return max(self.tree.peak_rss_bytes, self.root_rss)
+
+    @property
+    def cpu_seconds(self) -> float:
+        return max(self.tree.sampled_cpu_seconds, self.root_cpu + self.reaped_cpu)
