@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from holon_conformance.provider.server import ScriptedProvider
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from holon_conformance.provider.server import ScriptedProvider
 
 ENGINES = ("claude", "codex", "gemini")
 #: Catalog model for Codex: it decides the tool set (``apply_patch`` needs a known model).
@@ -84,9 +87,10 @@ def direct_launch(
         argv.append("--dangerously-skip-permissions")
         return DirectLaunch(argv, env)
     if engine == "codex":
-        env.update(CODEX_HOME=str(home / ".codex"), OPENAI_API_KEY=provider.engine_env("codex")[
-            "OPENAI_API_KEY"
-        ])
+        env.update(
+            CODEX_HOME=str(home / ".codex"),
+            OPENAI_API_KEY=provider.engine_env("codex")["OPENAI_API_KEY"],
+        )
         table = (
             f'{{name="scripted",base_url="{provider.url}/v1",env_key="OPENAI_API_KEY",'
             f'wire_api="responses",request_max_retries={retries},stream_max_retries={retries}}}'

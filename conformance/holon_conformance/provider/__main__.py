@@ -7,12 +7,15 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
+from typing import TYPE_CHECKING
 
 from holon_conformance.provider.scenario import ScenarioError, library_names
 from holon_conformance.provider.server import ScriptedProvider
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from types import FrameType
 
 
 def main(argv: Sequence[str] | None = None) -> int:

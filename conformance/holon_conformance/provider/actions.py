@@ -10,10 +10,11 @@ from __future__ import annotations
 import posixpath
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from holon_conformance.provider.conversation import Conversation
-from holon_conformance.provider.scenario import Turn
+if TYPE_CHECKING:
+    from holon_conformance.provider.conversation import Conversation
+    from holon_conformance.provider.scenario import Turn
 
 
 @dataclass(slots=True)
@@ -139,7 +140,9 @@ def _gemini(turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply) 
         return ToolCall("write_file", {"file_path": path, "content": args["content"]})
     if turn.action == "run_shell":
         description = args.get("description", "Run a scripted command")
-        return ToolCall("run_shell_command", {"command": args["command"], "description": description})
+        return ToolCall(
+            "run_shell_command", {"command": args["command"], "description": description}
+        )
     if turn.action == "use_skill":
         return ToolCall("activate_skill", {"name": args["name"]})
     raw = args["gemini"]

@@ -7,9 +7,11 @@ client sent (never a request counter), so retries and side calls never shift the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 _CODEX_CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
 _WORKSPACE_PATTERNS = (

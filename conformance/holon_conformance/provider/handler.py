@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import logging
@@ -14,8 +15,8 @@ from holon_conformance.provider import wire
 from holon_conformance.provider.actions import Reply, build_reply
 from holon_conformance.provider.conversation import Conversation, read_conversation
 from holon_conformance.provider.recording import Kind, RecordedRequest, redact_headers
-from holon_conformance.provider.schema_answer import value_for
 from holon_conformance.provider.scenario import MAX_STALL_SECONDS, Turn
+from holon_conformance.provider.schema_answer import value_for
 
 if TYPE_CHECKING:
     from holon_conformance.provider.server import ScriptedProvider
@@ -136,7 +137,9 @@ class ProviderHandler(BaseHTTPRequestHandler):
         if path.endswith("/count_tokens") or path.endswith(":countTokens"):
             self._finish_record(record, "count", "count")
             tokens = max(1, len(json.dumps(body)) // 4)
-            self._json(200, {"totalTokens": tokens} if engine == "gemini" else {"input_tokens": tokens})
+            self._json(
+                200, {"totalTokens": tokens} if engine == "gemini" else {"input_tokens": tokens}
+            )
             return
         self._model_call(engine, path, query, body, record)
 
@@ -179,7 +182,9 @@ class ProviderHandler(BaseHTTPRequestHandler):
             return
         self._reply(engine, conv, reply, conv.tool_calls, stream)
 
-    def _reply(self, engine: str, conv: Conversation, reply: Reply, turn: int, stream: bool) -> None:
+    def _reply(
+        self, engine: str, conv: Conversation, reply: Reply, turn: int, stream: bool
+    ) -> None:
         if engine == "claude":
             message = wire.claude_message(reply, conv, turn)
             if stream:
@@ -215,13 +220,11 @@ class ProviderHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Content-Length", "1048576")
         self.end_headers()
-        self.wfile.write(b"event: ping\ndata: {\"type\":\"pi")
+        self.wfile.write(b'event: ping\ndata: {"type":"pi')
         self.wfile.flush()
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
 
 def _wants_stream(engine: str, path: str, query: dict[str, str], body: dict[str, Any]) -> bool:

@@ -10,10 +10,12 @@ import json
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from holon_conformance.provider.conversation import iter_strings
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 Kind = Literal["turn", "aux", "count", "models", "other"]
 _SECRET_HEADERS = {"x-api-key", "authorization", "x-goog-api-key", "api-key", "cookie"}

@@ -123,9 +123,9 @@ def _parse_turn(raw: Any, where: str) -> Turn:
 def _parse_times(value: Any, action: str) -> int | None:
     if value is None:
         return None if action in GATES else 1
-    if value in (True, "forever"):
+    if value is True or value == "forever":
         return None
-    if isinstance(value, int) and value >= 1:
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
         return value
     raise ScenarioError(f"times/repeat must be a positive integer or 'forever', got {value!r}")
 

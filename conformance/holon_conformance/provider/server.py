@@ -6,15 +6,19 @@ a provider reusable across runs; everything else is derived from each request.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from http.server import ThreadingHTTPServer
-from pathlib import Path
-from types import TracebackType
+from typing import TYPE_CHECKING
 
 from holon_conformance.provider.handler import ProviderHandler
-from holon_conformance.provider.recording import Recorder, RecordedRequest
+from holon_conformance.provider.recording import RecordedRequest, Recorder
 from holon_conformance.provider.scenario import Scenario, Turn, load_scenario
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from types import TracebackType
 
 HOST = "127.0.0.1"
 FAKE_KEY = "sk-holon-scripted-0000"
@@ -73,10 +77,8 @@ class ScriptedProvider:
         with self._lock:
             connections = list(self._connections)
         for conn in connections:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=10)

@@ -7,10 +7,12 @@ SSE body at once, which keeps the server simple and the output deterministic.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from holon_conformance.provider.actions import Reply
-from holon_conformance.provider.conversation import Conversation
+
+if TYPE_CHECKING:
+    from holon_conformance.provider.conversation import Conversation
 
 USAGE_IN = 100
 USAGE_OUT = 20
@@ -70,6 +72,7 @@ def claude_sse(message: dict[str, Any]) -> str:
     start["usage"] = {"input_tokens": USAGE_IN, "output_tokens": 1}
     parts = [_sse("message_start", {"type": "message_start", "message": start})]
     for index, block in enumerate(message["content"]):
+        opened: dict[str, Any]
         if block["type"] == "text":
             opened = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
@@ -83,7 +86,10 @@ def claude_sse(message: dict[str, Any]) -> str:
             )
         )
         parts.append(
-            _sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+            _sse(
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            )
         )
         parts.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
     stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
@@ -129,7 +135,12 @@ def _codex_items(reply: Reply, turn: int) -> list[dict[str, Any]]:
 
 def codex_sse(reply: Reply, conv: Conversation, turn: int) -> str:
     response_id = f"resp_scripted_{turn:04d}"
-    created = {"id": response_id, "object": "response", "status": "in_progress", "model": conv.model}
+    created = {
+        "id": response_id,
+        "object": "response",
+        "status": "in_progress",
+        "model": conv.model,
+    }
     parts = [_sse("response.created", {"type": "response.created", "response": created})]
     items = _codex_items(reply, turn)
     for index, item in enumerate(items):

@@ -1,0 +1,89 @@
+"""pytest plugin ``holon-conformance``: scripted provider, engine binaries, homes, leak checks.
+
+Registered as a ``pytest11`` entry point, so every test session loads it: imports of the
+provider and of holon_core happen inside the fixtures to keep this module cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from holon_conformance.provider import Scenario, ScriptedProvider
+
+ProviderFactory = Callable[..., "ScriptedProvider"]
+
+
+@pytest.fixture
+def scripted_provider() -> Iterator[ProviderFactory]:
+    """Factory: ``scripted_provider("write-and-run", log_path=None, workdir=None)``.
+
+    Returns a started :class:`ScriptedProvider` on 127.0.0.1; all are stopped at teardown.
+    """
+    from holon_conformance.provider import ScriptedProvider
+
+    started: list[ScriptedProvider] = []
+
+    def make(scenario: Scenario | str | Path, **kwargs: Any) -> ScriptedProvider:
+        provider = ScriptedProvider(scenario, **kwargs).start()
+        started.append(provider)
+        return provider
+
+    yield make
+    for provider in started:
+        provider.stop()
+
+
+@pytest.fixture
+def engine_binary() -> Callable[[str], Path]:
+    """Factory: ``engine_binary("claude") -> Path``; fails (never skips) when it is missing."""
+    from holon_core.engines import ENGINE_PACKAGES, find_engine_binary
+
+    def find(name: str) -> Path:
+        if name not in ENGINE_PACKAGES:
+            pytest.fail(f"unknown engine {name!r}; expected one of {sorted(ENGINE_PACKAGES)}")
+        _, binary_name, override = ENGINE_PACKAGES[name]
+        binary = find_engine_binary(binary_name, override)
+        if binary is None:
+            pytest.fail(
+                f"engine {name!r} is not installed: run `holon engines install {name}` "
+                f"(or `make engines`), or point {override} at the binary"
+            )
+        return binary
+
+    return find
+
+
+@pytest.fixture
+def engine_home(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """Factory: ``engine_home("claude") -> Path``, a fresh run-local HOME with ``tmp/`` inside.
+
+    Use it as HOME and ``home / "tmp"`` as TMPDIR so nothing touches the real home.
+    """
+
+    def make(label: str = "home") -> Path:
+        home = tmp_path_factory.mktemp(f"{label}-home")
+        (home / "tmp").mkdir()
+        return home
+
+    return make
+
+
+@pytest.fixture
+def no_leftover_processes() -> Iterator[set[int]]:
+    """Fails the test if it leaves any process alive (orphaned tool processes included)."""
+    from holon_conformance.processes import (
+        assert_no_leftovers,
+        become_subreaper,
+        descendant_pids,
+    )
+
+    become_subreaper()
+    before = descendant_pids()
+    yield before
+    assert_no_leftovers(before)
