@@ -70,7 +70,10 @@ class CodexAdapter(EngineAdapter):
             "model_requested": model_of(run),
             "model_endpoint": base_url(run.env),
         }
-        for key in ("duration_ms", "time_to_first_token_ms", "model_provider", "rollout"):
+        keys = ["duration_ms", "time_to_first_token_ms", "model_provider"]
+        if run.env.get("HOLON_KEEP_RUN_DIR") == "1":
+            keys.append("rollout")  # otherwise the run dir, and the log, are gone
+        for key in keys:
             if key in report.extra:
                 codex[key] = report.extra[key]
         return {"codex": codex}

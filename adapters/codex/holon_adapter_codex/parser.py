@@ -10,6 +10,7 @@ with growing pauses, whatever the retry caps say).
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from holon_adapter_codex.classify import is_network_wait, is_retry_notice, reason_for
@@ -30,6 +31,8 @@ TOOL_ITEMS = {
 #: Consecutive "waiting for network" notices before holon gives up (~5 s with Codex's
 #: back-off): one notice may be a blip, the second means the endpoint is really gone.
 NETWORK_WAITS = 2
+#: ``Reconnecting... 1/5 (the error)`` -> ``the error``.
+_NOTICE = re.compile(r"^Reconnecting\.\.\. (?:\d+/\d+ )?\((.*)\)$", re.S)
 _STDIN_NOTICE = "Reading additional input from stdin"
 
 
@@ -215,7 +218,8 @@ def normalize_usage(usage: dict[str, Any]) -> dict[str, int]:
 
 def explain(message: str) -> str:
     """A sentence for the manifest: what failed, and for auth what to do next."""
-    text = message.strip().removeprefix("Reconnecting... ").strip()
+    notice = _NOTICE.match(message.strip())
+    text = notice.group(1) if notice else message.strip()
     reason = reason_for(text)
     if reason == "auth_failed":
         return (
