@@ -287,10 +287,11 @@ def _version_check(name: str, version: str, supported: tuple[str, str]) -> Check
 def base_env(run: RunContext, extra_names: tuple[str, ...] = ()) -> dict[str, str]:
     """The hermetic environment every engine starts from: run-local HOME and TMPDIR.
 
-    Only PATH, locale basics and the adapter's named variables pass in from the agent's
-    environment; nothing else (and never the user's HOME) reaches the engine.
+    Only the spec's ``context.env``, PATH, locale basics and the adapter's named variables
+    pass in; nothing else from the agent's environment (never the user's HOME) reaches it.
     """
-    env = {
+    env = dict(run.spec.context.env)  # non-secret settings from the spec come first
+    env |= {
         "PATH": run.env.get("PATH", os.defpath),
         "HOME": str(run.home),
         "TMPDIR": str(run.tmp),

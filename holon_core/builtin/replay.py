@@ -1,7 +1,8 @@
 """The built-in ``replay`` engine: a deterministic, offline engine registered like any adapter.
 
 Its script comes from ``HOLON_REPLAY_SCRIPT``, else ``context/replay.yaml`` in the input
-directory. It is the embedded default of ``make demo`` and drives the core's own tests.
+directory. Like every adapter it passes only named variables into the engine: list extra
+ones in ``HOLON_REPLAY_PASS_ENV`` (comma-separated). It is the embedded default of ``make demo`` and drives the core's own tests.
 """
 
 from __future__ import annotations
@@ -88,7 +89,8 @@ class ReplayEngine(EngineAdapter):
         prompt_file = run.run_dir / "prompt.md"
         prompt_file.write_text(f"{run.prompt.system}\n\n{run.prompt.user}", encoding="utf-8")
         script = replay_script_path(run.input_dir, run.env)
-        env = base_env(run)
+        passed = tuple(n.strip() for n in run.env.get("HOLON_REPLAY_PASS_ENV", "").split(","))
+        env = base_env(run, tuple(n for n in passed if n))
         env["HOLON_OUTPUT_DIR"] = str(run.output_dir)
         env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
         argv = [sys.executable, "-m", "holon_core.replay_engine", str(script), str(prompt_file)]

@@ -1,0 +1,174 @@
+"""Every "bad input" case of the holon-core issue: exit code, manifest and message."""
+
+from __future__ import annotations
+
+from holon_core.testing import make_task, run_agent
+
+WRITE = [{"write": {"path": "hello.txt", "content": "hi\n"}}, {"say": "done"}]
+
+
+def test_missing_input_dir(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    (task.input / "spec.yaml").unlink()
+    result = run_agent(task)
+    assert result.exit_code == 1
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["reason"] == "invalid_spec"
+    assert "spec.yaml does not exist" in manifest["error"]
+    assert "spec.yaml does not exist" in result.stderr
+
+
+def test_input_dir_absent_entirely(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path)
+    result = run_agent(task, args=["--input", str(tmp_path / "nowhere")])
+    assert result.exit_code == 1
+    assert "nowhere/spec.yaml does not exist" in assert_valid_manifest(result.manifest)["error"]
+
+
+def test_invalid_yaml_names_the_line(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path)
+    task.spec.write_text('version: "v1"\nkind: Holon\ngoal: [unclosed\n')
+    result = run_agent(task)
+    assert result.exit_code == 1
+    error = assert_valid_manifest(result.manifest)["error"]
+    assert "invalid YAML" in error and "spec.yaml:" in error
+
+
+def test_wrong_field_type_names_field_and_line(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path)
+    task.spec.write_text(
+        'version: "v1"\nkind: Holon\ngoal: x\nconstraints:\n  max_steps: ten\n'
+    )
+    result = run_agent(task)
+    assert result.exit_code == 1
+    error = assert_valid_manifest(result.manifest)["error"]
+    assert "spec.yaml:5" in error and "constraints.max_steps" in error
+
+
+def test_bad_timeout_is_explained(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, spec_extra={"constraints": {"timeout": "soon"}})
+    error = assert_valid_manifest(run_agent(task).manifest)["error"]
+    assert "constraints.timeout" in error and "10m" in error
+
+
+def test_unknown_version_and_kind(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path)
+    task.spec.write_text("version: v9\nkind: Holon\ngoal: x\n")
+    result = run_agent(task)
+    assert result.exit_code == 1
+    manifest = assert_valid_manifest(result.manifest)
+    assert "unsupported version" in manifest["error"] and "v1" in manifest["error"]
+    task.spec.write_text("version: v1\nkind: Robot\ngoal: x\n")
+    manifest = assert_valid_manifest(run_agent(task).manifest)
+    assert "unsupported kind" in manifest["error"]
+
+
+def test_unknown_fields_are_warned_not_fatal(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE, spec_extra={"future_field": {"x": 1}})
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    assert "unknown field 'future_field' ignored" in result.stderr
+    log = (task.output / "evidence" / "execution.log").read_text()
+    assert "future_field" in log
+
+
+def test_unwritable_output_dir(tmp_path):
+    task = make_task(tmp_path, replay=WRITE)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a dir")
+    result = run_agent(task, args=["--output", str(blocker / "out")])
+    assert result.exit_code == 1
+    assert "output directory is not writable" in result.stderr
+    assert "--output" in result.stderr
+
+
+def test_stale_output_is_not_mixed_in(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    (task.output / "evidence").mkdir()
+    (task.output / "evidence" / "old.log").write_text("old")
+    (task.output / "diff.patch").write_text("stale")
+    (task.output / "notes-from-before.txt").write_text("user file")
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    manifest = assert_valid_manifest(result.manifest)
+    assert "evidence/old.log" not in manifest["artifacts"]
+    assert "notes-from-before.txt" not in manifest["artifacts"]
+    assert (task.output / "notes-from-before.txt").read_text() == "user file"
+    assert "hello.txt" in (task.output / "diff.patch").read_text()
+
+
+def test_unknown_engine(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    result = run_agent(task, engine="nosuch")
+    assert result.exit_code == 1
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["reason"] == "unknown_engine"
+    assert 'unknown engine "nosuch"' in manifest["error"] and "replay" in manifest["error"]
+
+
+def test_engine_binary_missing(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    result = run_agent(
+        task,
+        engine="claude",
+        env={"HOLON_CLAUDE_BIN": str(tmp_path / "no-claude"), "ANTHROPIC_API_KEY": "sk-test-x"},
+    )
+    assert result.exit_code == 1
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["reason"] == "engine_missing"
+    assert "holon engines install claude" in manifest["error"]
+
+
+def test_engine_crashes_mid_run(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=[{"write": {"path": "a.txt", "content": "a"}}, {"exit": 3}])
+    result = run_agent(task)
+    assert result.exit_code == 1
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["reason"] == "engine_crashed"
+    assert "code 3" in manifest["error"]
+    assert "a.txt" in (task.output / "diff.patch").read_text()  # work is not lost
+
+
+def test_engine_hangs_silence_timeout(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=[{"say": "thinking"}, {"sleep": 60}])
+    result = run_agent(task, env={"HOLON_SILENCE_TIMEOUT": "1"})
+    assert result.exit_code == 1
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["reason"] == "stalled"
+    assert "HOLON_SILENCE_TIMEOUT" in manifest["error"]
+
+
+def test_wall_clock_timeout(tmp_path, assert_valid_manifest):
+    task = make_task(
+        tmp_path,
+        replay=[{"run": "for i in 1 2 3 4 5 6 7 8 9 10; do echo $i; sleep 0.5; done"}],
+        spec_extra={"constraints": {"timeout": "1s"}},
+    )
+    manifest = assert_valid_manifest(run_agent(task).manifest)
+    assert manifest["metadata"]["reason"] == "timeout"
+
+
+def test_exit_zero_without_terminal_event(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=[{"say": "bye"}, {"exit": 0}])
+    result = run_agent(task)
+    assert result.exit_code == 1
+    assert assert_valid_manifest(result.manifest)["metadata"]["reason"] == "silent_success"
+
+
+def test_required_artifact_missing(tmp_path, assert_valid_manifest):
+    spec = {"output": {"artifacts": [{"path": "report.json", "required": True}]}}
+    task = make_task(tmp_path, replay=WRITE, spec_extra=spec)
+    result = run_agent(task)
+    assert result.exit_code == 1
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["reason"] == "missing_artifacts"
+    assert "report.json" in manifest["error"]
+
+
+def test_required_artifact_present(tmp_path, assert_valid_manifest):
+    spec = {"output": {"artifacts": [{"path": "report.json", "required": True}]}}
+    steps = [{"write": {"path": "{output}/report.json", "content": "{}"}}]
+    task = make_task(tmp_path, replay=steps, spec_extra=spec)
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    assert "report.json" in assert_valid_manifest(result.manifest)["artifacts"]

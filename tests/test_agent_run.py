@@ -1,0 +1,135 @@
+"""The happy path and the outcome rule's other branches, through the real holon-agent."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+
+from holon_core.testing import make_task, run_agent
+from holon_core.testing.agent_run import agent_env, collect
+
+WRITE_AND_RUN = [
+    {"say": "Writing hello.txt"},
+    {"write": {"path": "hello.txt", "content": "hello from holon\n"}},
+    {"run": "cat hello.txt"},
+    {"say": "Wrote hello.txt and checked it."},
+]
+
+
+def test_success_writes_the_whole_record(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE_AND_RUN, goal="Create hello.txt")
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["status"] == "completed" and manifest["outcome"] == "success"
+    meta = manifest["metadata"]
+    assert meta["reason"] == "ok" and meta["mode"] == "run"
+    assert meta["engine"]["name"] == "replay" and meta["session_id"].startswith("replay-")
+    assert meta["adapter"]["distribution"] == "holon-core"
+    for name in ("manifest.json", "diff.patch", "summary.md", "evidence/events.ndjson",
+                 "evidence/execution.log", "evidence/engine.stdout.log"):
+        assert name in manifest["artifacts"], name
+    summary = (task.output / "summary.md").read_text()
+    assert "Create hello.txt" in summary and "Wrote hello.txt and checked it." in summary
+    types = [e["type"] for e in result.events]
+    assert types.count("tool_call") == 2 and "result" in types and "phase" in types
+    assert meta["process"]["peak_rss_mb"] > 0
+
+
+def test_engine_written_summary_is_kept(tmp_path):
+    steps = [{"write": {"path": "{output}/summary.md", "content": "# Mine\n"}}, {"say": "ok"}]
+    task = make_task(tmp_path, replay=steps)
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    assert (task.output / "summary.md").read_text() == "# Mine\n"
+    assert result.manifest["metadata"]["summary_source"] == "engine"
+
+
+def test_skill_written_manifest_is_merged(tmp_path, assert_valid_manifest):
+    skill_manifest = '{"metadata": {"pr_url": "https://example.invalid/pr/1"}, "artifacts": ["pr.json"], "status": "bogus"}'
+    steps = [
+        {"write": {"path": "{output}/manifest.json", "content": skill_manifest}},
+        {"write": {"path": "{output}/pr.json", "content": "{}"}},
+    ]
+    task = make_task(tmp_path, replay=steps)
+    result = run_agent(task)
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["pr_url"] == "https://example.invalid/pr/1"
+    assert manifest["status"] == "completed" and "pr.json" in manifest["artifacts"]
+
+
+def test_needs_human_exits_2(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=[{"say": "unsure"}, {"outcome": "needs_human"}])
+    result = run_agent(task)
+    assert result.exit_code == 2
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["outcome"] == "needs_human" and manifest["status"] == "completed"
+
+
+def test_reported_failure_exits_1(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=[{"say": "cannot"}, {"outcome": "failure"}])
+    result = run_agent(task)
+    assert result.exit_code == 1
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["status"] == "failed" and manifest["error"]
+
+
+def test_all_tools_failing_is_not_success(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=[{"run": "exit 3"}, {"run": "false"}, {"say": "all good!"}])
+    result = run_agent(task)
+    assert result.exit_code == 1
+    assert assert_valid_manifest(result.manifest)["metadata"]["reason"] == "tool_failed"
+
+
+def test_secrets_are_redacted_everywhere(tmp_path):
+    secret = "sk-live-7f3a9c2e5b1d4f6a8c0e"
+    task = make_task(tmp_path, replay=[{"run": "echo token=$MY_API_TOKEN"}, {"say": "done"}])
+    result = run_agent(task, env={"MY_API_TOKEN": secret, "HOLON_REPLAY_PASS_ENV": "MY_API_TOKEN"})
+    assert result.exit_code == 0, result.stderr
+    for path in task.output.rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), path
+    assert secret not in result.stderr
+
+
+def test_secret_in_workspace_changes_needs_human(tmp_path, assert_valid_manifest):
+    secret = "ghp_abcdefghijklmnopqrstuvwxyz012345"
+    steps = [{"run": "echo $GITHUB_TOKEN > leaked.txt"}, {"say": "done"}]
+    task = make_task(tmp_path, replay=steps)
+    result = run_agent(task, env={"GITHUB_TOKEN": secret, "HOLON_REPLAY_PASS_ENV": "GITHUB_TOKEN"})
+    assert result.exit_code == 2
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["reason"] == "secret_in_changes"
+    assert manifest["metadata"]["secrets_in_changes"] == ["leaked.txt"]
+    assert secret in (task.output / "diff.patch").read_text()  # the patch is not corrupted
+
+
+def test_sigterm_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manifest):
+    steps = [{"run": "setsid sleep 317 & echo started"}, {"say": "waiting"}, {"sleep": 60}]
+    task = make_task(tmp_path, replay=steps)
+    argv = [sys.executable, "-m", "holon_core.agent", "--engine", "replay",
+            "--input", str(task.input), "--workspace", str(task.workspace),
+            "--output", str(task.output), "--state", str(task.state)]
+    proc = subprocess.Popen(argv, env=agent_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    agent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 30
+    events = task.output / "evidence" / "events.ndjson"
+    while time.monotonic() < deadline:
+        if events.exists() and '"waiting"' in events.read_text():
+            break
+        time.sleep(0.05)
+    tree = agent.children(recursive=True)
+    assert tree, "the engine should be running"
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    manifest = assert_valid_manifest(collect(task.output, 1, stdout, stderr).manifest)
+    assert manifest["metadata"]["reason"] == "cancelled"
+    sleepers = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "317"]]
+    assert not [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert not sleepers
