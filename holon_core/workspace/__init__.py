@@ -1,0 +1,17 @@
+"""The workspace layer: baseline, diff and snapshot, none of which touch the user's ``.git``."""
+
+from __future__ import annotations
+
+from holon_core.workspace.baseline import Baseline, record_baseline
+from holon_core.workspace.diff import DiffResult, write_diff
+from holon_core.workspace.snapshot import Snapshot, make_snapshot, remove_snapshot
+
+__all__ = [
+    "Baseline",
+    "DiffResult",
+    "Snapshot",
+    "make_snapshot",
+    "record_baseline",
+    "remove_snapshot",
+    "write_diff",
+]

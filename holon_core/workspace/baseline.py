@@ -1,0 +1,85 @@
+"""Record what the workspace looked like before the engine ran, without touching the user's git.
+
+The baseline is a git tree in a private git dir under holon's scratch directory, whose work tree
+is the workspace. For a git repo it borrows the user's objects through alternates (read-only)
+and starts from a copy of the user's index, so hashing is limited to what is dirty or untracked.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from holon_core.errors import WorkspaceError
+from holon_core.workspace._git import (
+    EMPTY_TREE,
+    MARKER,
+    adopt_index,
+    init_private,
+    probe_repo,
+    relative_inside,
+    run_git,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The recorded starting point that ``write_diff`` compares against."""
+
+    kind: Literal["git", "directory"]
+    workspace: Path
+    git_dir: Path
+    tree: str
+    head: str | None
+    dirty: bool | None
+
+    def as_manifest(self) -> dict[str, object]:
+        return {"kind": self.kind, "head": self.head, "tree": self.tree, "dirty": self.dirty}
+
+
+def record_baseline(workspace: Path, scratch_dir: Path) -> Baseline:
+    """Snapshot the workspace state (tracked, dirty and untracked-not-ignored) as a tree."""
+    if not workspace.is_dir():
+        raise WorkspaceError(
+            f"workspace {workspace} is not a directory",
+            hint="pass an existing directory as the workspace",
+        )
+    workspace = workspace.resolve()
+    git_dir = scratch_dir.resolve() / "baseline.git"
+    _fresh_dir(git_dir)
+    repo = probe_repo(workspace)
+    inside = relative_inside(git_dir, workspace)
+    init_private(git_dir, repo, [f"/{inside}/"] if inside else [])
+    if repo is not None and not adopt_index(repo, git_dir, workspace):
+        (git_dir / "index").unlink(missing_ok=True)
+    add = run_git(
+        ["add", "-A", "--", "."],
+        cwd=workspace,
+        git_dir=git_dir,
+        work_tree=workspace,
+        check=repo is None,
+    )
+    if add.returncode != 0:  # an index git cannot reuse (e.g. newer format): start empty
+        (git_dir / "index").unlink(missing_ok=True)
+        run_git(["add", "-A", "--", "."], cwd=workspace, git_dir=git_dir, work_tree=workspace)
+    tree = run_git(["write-tree"], cwd=workspace, git_dir=git_dir).stdout.decode().strip()
+    if repo is None:
+        return Baseline("directory", workspace, git_dir, tree, None, None)
+    reference = repo.head_tree or EMPTY_TREE.get(repo.object_format)
+    return Baseline("git", workspace, git_dir, tree, repo.head, tree != reference)
+
+
+def _fresh_dir(git_dir: Path) -> None:
+    """Start from an empty private dir; only ever delete one that holon created."""
+    if git_dir.exists():
+        if not (git_dir / MARKER).is_file():
+            raise WorkspaceError(
+                f"{git_dir} exists and was not created by holon",
+                hint="point the scratch directory somewhere empty",
+            )
+        shutil.rmtree(git_dir)
+    git_dir.mkdir(parents=True)
