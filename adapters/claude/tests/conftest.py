@@ -1,0 +1,178 @@
+"""Fixtures for the claude adapter tests: the real pinned CLI, the scripted model server and
+a process-leak guard. Nothing here fakes the engine; only the model's HTTP API is scripted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any
+
+import jsonschema  # type: ignore[import-untyped]
+import psutil
+import pytest
+from holon_adapter_claude import ClaudeAdapter
+from holon_conformance.provider import ScriptedProvider
+
+from holon_core.testing import AgentResult, Task, make_task, run_agent
+from holon_core.testing.agent_run import agent_env, collect
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Mapping
+    from pathlib import Path
+
+MODEL = "fake-model-1"
+
+
+@pytest.fixture(scope="session")
+def claude_binary() -> Path:
+    """The pinned ``claude``; a missing engine fails the test (never skips)."""
+    binary = ClaudeAdapter().locate_binary(agent_env())
+    if binary is None:
+        pytest.fail("claude is not installed: run `holon engines install claude`")
+    return binary
+
+
+@pytest.fixture
+def provider() -> Iterator[Callable[[str], ScriptedProvider]]:
+    """``provider("write-and-run")`` starts a scripted model server, stopped at teardown."""
+    started: list[ScriptedProvider] = []
+
+    def start(scenario: str) -> ScriptedProvider:
+        server = ScriptedProvider(scenario).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def run_env(server: ScriptedProvider, **extra: str) -> dict[str, str]:
+    """Endpoint + fake key, a fixed model, and short retry/silence budgets for tests."""
+    env = server.engine_env("claude")
+    env.update({"HOLON_MODEL": MODEL, "HOLON_CLAUDE_MAX_RETRIES": "1"})
+    env.update(extra)
+    return env
+
+
+def run_claude(
+    task: Task, server: ScriptedProvider, *, timeout: float = 60.0, **extra: str
+) -> AgentResult:
+    return run_agent(task, "claude", env=run_env(server, **extra), timeout=timeout)
+
+
+def start_claude(task: Task, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """``holon-agent --engine claude`` in the background (for signal tests)."""
+    argv = [sys.executable, "-m", "holon_core.agent", "--engine", "claude"]
+    argv += ["--input", str(task.input), "--workspace", str(task.workspace)]
+    argv += ["--output", str(task.output), "--state", str(task.state)]
+    return subprocess.Popen(
+        argv,
+        env=agent_env(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def finish(task: Task, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> AgentResult:
+    out, err = proc.communicate(timeout=timeout)
+    return collect(task.output, proc.returncode, out.decode(), err.decode())
+
+
+def processes_under(root: Path) -> list[psutil.Process]:
+    """Live processes whose cwd is inside ``root`` (the engine and the tools it started)."""
+    found = []
+    prefix = str(root.resolve())
+    for proc in psutil.process_iter(["pid", "cwd", "status"]):
+        cwd = proc.info.get("cwd")
+        if cwd and cwd.startswith(prefix) and proc.info.get("status") != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found
+
+
+def running(root: Path, word: str) -> bool:
+    """Is a process whose command line contains ``word`` running inside ``root``?"""
+    for proc in processes_under(root):
+        try:
+            if word in " ".join(proc.cmdline()):
+                return True
+        except psutil.Error:
+            continue
+    return False
+
+
+@pytest.fixture
+def task(tmp_path: Path) -> Iterator[Task]:
+    """A small git workspace; after the test no process may still run inside it."""
+    made = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
+    yield made
+    leftovers = processes_under(tmp_path)
+    for proc in leftovers:
+        proc.kill()
+    assert not leftovers, f"processes survived the run: {[p.cmdline() for p in leftovers]}"
+
+
+def planted_home(root: Path, marker: str) -> Path:
+    """A user HOME with Claude Code settings, instructions and a skill that must not leak."""
+    claude = root / ".claude"
+    (claude / "skills" / "planted-skill").mkdir(parents=True)
+    (claude / "CLAUDE.md").write_text(f"Always mention {marker}-instructions.\n", "utf-8")
+    settings = {"model": f"{marker}-settings-model"}
+    (claude / "settings.json").write_text(json.dumps(settings) + "\n", encoding="utf-8")
+    (claude / "skills" / "planted-skill" / "SKILL.md").write_text(
+        f"---\nname: planted-skill\ndescription: {marker}-skill\n---\nbody\n", "utf-8"
+    )
+    return root
+
+
+def bare_env(server: ScriptedProvider, home: Path) -> dict[str, str]:
+    """The bare engine's environment as a user would run it (for control runs)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8", "TERM": "dumb"}
+    env.update(server.engine_env("claude"))
+    env.update({"CLAUDE_CODE_MAX_RETRIES": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
+    if os.geteuid() == 0:
+        env["IS_SANDBOX"] = "1"
+    return env
+
+
+@pytest.fixture(scope="session")
+def manifest_schema() -> dict[str, Any]:
+    from holon_core.models.manifest import manifest_schema
+
+    return manifest_schema()
+
+
+@pytest.fixture
+def assert_valid_manifest(
+    manifest_schema: dict[str, Any],
+) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
+    """Checks a manifest exists and validates against the published schema."""
+
+    def check(manifest: dict[str, Any] | None) -> dict[str, Any]:
+        assert manifest is not None, "no manifest.json was written"
+        jsonschema.validate(manifest, manifest_schema)
+        return manifest
+
+    return check
+
+
+class ClaudeKit:
+    """The helpers above as one fixture, so tests never import conftest."""
+
+    run = staticmethod(run_claude)
+    env = staticmethod(run_env)
+    start = staticmethod(start_claude)
+    finish = staticmethod(finish)
+    processes_under = staticmethod(processes_under)
+    running = staticmethod(running)
+    planted_home = staticmethod(planted_home)
+    bare_env = staticmethod(bare_env)
+
+
+@pytest.fixture
+def kit() -> type[ClaudeKit]:
+    return ClaudeKit
