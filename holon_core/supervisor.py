@@ -258,9 +258,7 @@ class _Run:
             self.pump(time.monotonic() + _TICK)
         for thread in self.threads:
             thread.join()
-        for stream in (self.proc.stdout, self.proc.stderr):
-            if stream is not None:
-                stream.close()
+        self._close_pipes()
 
     def emergency_stop(self) -> None:
         """A callback raised (or we were interrupted): leave no process and no thread behind."""
@@ -270,6 +268,12 @@ class _Run:
         for thread in self.threads:
             thread.stop()
             thread.join(timeout=2.0)
+        self._close_pipes()
+
+    def _close_pipes(self) -> None:
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
 
     # -- figures -----------------------------------------------------------------------------
     @property

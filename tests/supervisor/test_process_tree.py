@@ -1,0 +1,48 @@
+"""process_tree on its own: subreaper, descendants, and a sweep that kills and reaps."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import psutil
+
+from holon_core.process_tree import ProcessTree, become_subreaper, descendants, kill_tree
+
+
+def test_become_subreaper_on_linux():
+    assert become_subreaper() is sys.platform.startswith("linux")
+    assert become_subreaper() is sys.platform.startswith("linux")  # idempotent
+
+
+def test_descendants_of_a_missing_pid_is_empty():
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    assert descendants(proc.pid) == []
+
+
+def test_kill_tree_kills_and_reaps_a_whole_tree():
+    become_subreaper()
+    # sh -> two sleeps; one leaves the session. Announce pids, then wait forever.
+    proc = subprocess.Popen(
+        ["sh", "-c", "sleep 300 & setsid sleep 300 & echo $!; echo ready; wait"],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+        text=True,
+    )
+    assert proc.stdout is not None
+    setsid_pid = int(proc.stdout.readline())
+    assert proc.stdout.readline().strip() == "ready"
+    tree = ProcessTree(proc.pid)
+    found = {p.pid for p in tree.members()}
+    assert {proc.pid, setsid_pid} <= found
+    assert len(descendants(proc.pid)) == 2
+    watched = [psutil.Process(pid) for pid in found]
+
+    report = kill_tree(tree.members)
+
+    assert report.killed == 3
+    assert report.survivors == 0
+    assert [p for p in watched if p.is_running()] == []
+    proc.stdout.close()
+    proc.returncode = -9  # reaped by kill_tree, by pid
