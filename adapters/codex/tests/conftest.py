@@ -1,0 +1,71 @@
+"""Fixtures for the codex adapter tests: the real pinned CLI, the scripted model server, tasks.
+
+Nothing here fakes the engine; only the model's HTTP API is scripted. Process leaks are
+checked with the conformance plugin's ``no_leftover_processes`` (a child subreaper, so
+Codex's tool processes, which run in their own PTY sessions, are seen too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+from holon_adapter_codex import CodexAdapter
+from holon_conformance.provider import ScriptedProvider
+
+from holon_core.testing import AgentResult, Task, make_task
+from holon_core.testing.agent_run import agent_env
+
+
+@pytest.fixture(scope="session")
+def codex_binary() -> Path:
+    """The pinned ``codex``; a missing engine fails the test (never skips)."""
+    binary = CodexAdapter().locate_binary(agent_env())
+    if binary is None:
+        pytest.fail("codex is not installed: run `holon engines install codex`")
+    return binary
+
+
+@pytest.fixture
+def task(tmp_path: Path, codex_binary: Path, no_leftover_processes: set[int]) -> Task:
+    """A small committed git workspace; the leak check runs after the test."""
+    return make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
+
+
+@pytest.fixture
+def provider() -> Iterator[Callable[[str], ScriptedProvider]]:
+    """``provider("write-and-run")`` starts a scripted model server, stopped at teardown."""
+    started: list[ScriptedProvider] = []
+
+    def start(scenario: str) -> ScriptedProvider:
+        server = ScriptedProvider(scenario).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def manifest_schema() -> dict[str, Any]:
+    from holon_core.models.manifest import manifest_schema
+
+    return manifest_schema()
+
+
+@pytest.fixture
+def valid_manifest(
+    manifest_schema: dict[str, Any],
+) -> Callable[[AgentResult], dict[str, Any]]:
+    """Asserts a manifest was written and validates against the published schema."""
+
+    def check(result: AgentResult) -> dict[str, Any]:
+        assert result.manifest is not None, f"no manifest.json; stderr:\n{result.stderr}"
+        jsonschema.validate(result.manifest, manifest_schema)
+        return result.manifest
+
+    return check
