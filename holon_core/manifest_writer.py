@@ -71,7 +71,7 @@ def write_manifest(output: Path, data: dict[str, Any], redact: Redactor) -> Mani
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-        os.replace(tmp, output / MANIFEST)
+        Path(tmp).replace(output / MANIFEST)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -52,7 +52,9 @@ class Redactor:
     """Replaces known secret values and token-shaped strings with a marker."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        forms = sorted({form for value in secrets for form in _variants(value)}, key=len, reverse=True)
+        forms = sorted(
+            {form for value in secrets for form in _variants(value)}, key=len, reverse=True
+        )
         self._exact = re.compile("|".join(re.escape(f) for f in forms)) if forms else None
 
     def __call__(self, text: str) -> str:

@@ -64,7 +64,9 @@ def _write(spec: dict[str, Any]) -> None:
 
 
 def play(steps: list[dict[str, Any]], prompt: str) -> int:
-    skills = [line[len("## Skill: ") :] for line in prompt.splitlines() if line.startswith("## Skill: ")]
+    skills = [
+        line[len("## Skill: ") :] for line in prompt.splitlines() if line.startswith("## Skill: ")
+    ]
     emit(type="init", session_id=f"replay-{uuid.uuid4().hex[:12]}", model="replay", skills=skills)
     last_text = ""
     turns = 0

@@ -121,7 +121,11 @@ def find_named_skill(ref: str, search_dirs: Iterable[Path]) -> Path:
         if (candidate / "SKILL.md").is_file():
             return candidate
     available = sorted(
-        p.name for base in dirs if base.is_dir() for p in base.iterdir() if (p / "SKILL.md").exists()
+        p.name
+        for base in dirs
+        if base.is_dir()
+        for p in base.iterdir()
+        if (p / "SKILL.md").exists()
     )
     raise SkillError(
         f"skill {ref!r} not found",

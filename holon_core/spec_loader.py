@@ -96,10 +96,13 @@ def _line(node: yaml.Node | None, loc: Location) -> int:
                     line = key.start_mark.line + 1
                     child = value
                     break
-        elif isinstance(current, yaml.SequenceNode) and isinstance(part, int):
-            if 0 <= part < len(current.value):
-                child = current.value[part]
-                line = child.start_mark.line + 1
+        elif (
+            isinstance(current, yaml.SequenceNode)
+            and isinstance(part, int)
+            and 0 <= part < len(current.value)
+        ):
+            child = current.value[part]
+            line = child.start_mark.line + 1
         if child is None:
             break
         current = child

@@ -36,9 +36,7 @@ def test_invalid_yaml_names_the_line(tmp_path, assert_valid_manifest):
 
 def test_wrong_field_type_names_field_and_line(tmp_path, assert_valid_manifest):
     task = make_task(tmp_path)
-    task.spec.write_text(
-        'version: "v1"\nkind: Holon\ngoal: x\nconstraints:\n  max_steps: ten\n'
-    )
+    task.spec.write_text('version: "v1"\nkind: Holon\ngoal: x\nconstraints:\n  max_steps: ten\n')
     result = run_agent(task)
     assert result.exit_code == 1
     error = assert_valid_manifest(result.manifest)["error"]

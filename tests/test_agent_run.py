@@ -30,8 +30,14 @@ def test_success_writes_the_whole_record(tmp_path, assert_valid_manifest):
     assert meta["reason"] == "ok" and meta["mode"] == "run"
     assert meta["engine"]["name"] == "replay" and meta["session_id"].startswith("replay-")
     assert meta["adapter"]["distribution"] == "holon-core"
-    for name in ("manifest.json", "diff.patch", "summary.md", "evidence/events.ndjson",
-                 "evidence/execution.log", "evidence/engine.stdout.log"):
+    for name in (
+        "manifest.json",
+        "diff.patch",
+        "summary.md",
+        "evidence/events.ndjson",
+        "evidence/execution.log",
+        "evidence/engine.stdout.log",
+    ):
         assert name in manifest["artifacts"], name
     summary = (task.output / "summary.md").read_text()
     assert "Create hello.txt" in summary and "Wrote hello.txt and checked it." in summary
@@ -50,7 +56,10 @@ def test_engine_written_summary_is_kept(tmp_path):
 
 
 def test_skill_written_manifest_is_merged(tmp_path, assert_valid_manifest):
-    skill_manifest = '{"metadata": {"pr_url": "https://example.invalid/pr/1"}, "artifacts": ["pr.json"], "status": "bogus"}'
+    skill_manifest = (
+        '{"metadata": {"pr_url": "https://example.invalid/pr/1"},'
+        ' "artifacts": ["pr.json"], "status": "bogus"}'
+    )
     steps = [
         {"write": {"path": "{output}/manifest.json", "content": skill_manifest}},
         {"write": {"path": "{output}/pr.json", "content": "{}"}},
@@ -111,11 +120,24 @@ def test_secret_in_workspace_changes_needs_human(tmp_path, assert_valid_manifest
 def test_sigterm_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manifest):
     steps = [{"run": "setsid sleep 317 & echo started"}, {"say": "waiting"}, {"sleep": 60}]
     task = make_task(tmp_path, replay=steps)
-    argv = [sys.executable, "-m", "holon_core.agent", "--engine", "replay",
-            "--input", str(task.input), "--workspace", str(task.workspace),
-            "--output", str(task.output), "--state", str(task.state)]
-    proc = subprocess.Popen(argv, env=agent_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    argv = [
+        sys.executable,
+        "-m",
+        "holon_core.agent",
+        "--engine",
+        "replay",
+        "--input",
+        str(task.input),
+        "--workspace",
+        str(task.workspace),
+        "--output",
+        str(task.output),
+        "--state",
+        str(task.state),
+    ]
+    proc = subprocess.Popen(
+        argv, env=agent_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     agent = psutil.Process(proc.pid)
     deadline = time.monotonic() + 30
     events = task.output / "evidence" / "events.ndjson"
@@ -130,6 +152,8 @@ def test_sigterm_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manif
     assert proc.returncode == 1
     manifest = assert_valid_manifest(collect(task.output, 1, stdout, stderr).manifest)
     assert manifest["metadata"]["reason"] == "cancelled"
-    sleepers = [p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "317"]]
+    sleepers = [
+        p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "317"]
+    ]
     assert not [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not sleepers

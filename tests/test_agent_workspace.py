@@ -25,7 +25,9 @@ def _strip_git(tree):
 
 
 def test_dirty_git_repo_patch_applies_to_baseline(tmp_path, assert_valid_manifest):
-    task = make_task(tmp_path, files={"keep.txt": "keep\n", "gone.txt": "bye\n", "tool.sh": "echo\n"})
+    task = make_task(
+        tmp_path, files={"keep.txt": "keep\n", "gone.txt": "bye\n", "tool.sh": "echo\n"}
+    )
     (task.workspace / "keep.txt").write_text("dirty before the run\n")  # uncommitted change
     (task.workspace / "untracked-before.txt").write_text("already here\n")
     git_before = snapshot_tree(task.workspace / ".git")
@@ -61,9 +63,12 @@ def test_dirty_git_repo_patch_applies_to_baseline(tmp_path, assert_valid_manifes
 
 
 def test_plain_directory_workspace(tmp_path, assert_valid_manifest):
-    task = make_task(tmp_path, files={"a.txt": "a\n"}, git_repo=False, replay=[
-        {"write": {"path": "a.txt", "content": "b\n"}}, {"say": "ok"}
-    ])
+    task = make_task(
+        tmp_path,
+        files={"a.txt": "a\n"},
+        git_repo=False,
+        replay=[{"write": {"path": "a.txt", "content": "b\n"}}, {"say": "ok"}],
+    )
     result = run_agent(task)
     assert result.exit_code == 0, result.stderr
     manifest = assert_valid_manifest(result.manifest)

@@ -85,7 +85,7 @@ def test_unknown_hook_name_is_caught():
 
 
 def test_unknown_engine_lists_installed(plugins):
-    with pytest.raises(EngineNotFound, match="installed: .*replay"):
+    with pytest.raises(EngineNotFound, match=r"installed: .*replay"):
         plugins.get_engine("nope")
 
 
@@ -106,9 +106,18 @@ def _run_context(tmp_path, engine):
     from holon_core.models.spec import Spec
 
     spec = Spec.model_validate({"version": "v1", "kind": "Holon", "goal": "x"})
-    return RunContext(engine=engine, spec=spec, run_id="r", input_dir=tmp_path,
-                      workspace=tmp_path, output_dir=tmp_path, state_dir=tmp_path,
-                      run_dir=tmp_path, env={}, prompt=Prompt("sys", "user"))
+    return RunContext(
+        engine=engine,
+        spec=spec,
+        run_id="r",
+        input_dir=tmp_path,
+        workspace=tmp_path,
+        output_dir=tmp_path,
+        state_dir=tmp_path,
+        run_dir=tmp_path,
+        env={},
+        prompt=Prompt("sys", "user"),
+    )
 
 
 def _skill(tmp_path, name="demo-skill"):

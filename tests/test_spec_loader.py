@@ -43,8 +43,10 @@ def test_string_goal_and_unknown_nested_field(tmp_path):
     ("text", "expected"),
     [
         ('version: "v1"\nkind: Holon\n', "field 'goal': Field required"),
-        ('version: "v1"\nkind: Holon\ngoal: x\noutput:\n  artifacts:\n    - path: /etc/x\n',
-         "spec.yaml:6: field 'output.artifacts[0].path'"),
+        (
+            'version: "v1"\nkind: Holon\ngoal: x\noutput:\n  artifacts:\n    - path: /etc/x\n',
+            "spec.yaml:6: field 'output.artifacts[0].path'",
+        ),
         ("- a list\n", "must be a YAML mapping"),
     ],
 )

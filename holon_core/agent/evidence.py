@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -66,7 +67,7 @@ def configure_logging(evidence: Evidence | None, *, run_id: str, engine: str) ->
     """A structlog logger writing JSON into evidence and short lines to stderr."""
     redact = evidence.redact if evidence else Redactor()
 
-    def to_sinks(_: Any, __: str, event_dict: dict[str, Any]) -> str:
+    def to_sinks(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> str:
         line = json.dumps(event_dict, default=str)
         if evidence is not None:
             evidence.write_line("execution.log", line)
@@ -77,7 +78,9 @@ def configure_logging(evidence: Evidence | None, *, run_id: str, engine: str) ->
         )
         level = event_dict.get("level", "info")
         prefix = "holon" if level == "info" else f"holon {level}"
-        sys.stderr.write(redact(f"[{prefix}] {event_dict.get('event', '')} {human}".rstrip()) + "\n")
+        sys.stderr.write(
+            redact(f"[{prefix}] {event_dict.get('event', '')} {human}".rstrip()) + "\n"
+        )
         return line
 
     structlog.configure(

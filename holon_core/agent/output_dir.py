@@ -21,7 +21,5 @@ def prepare_output(output: Path) -> set[str]:
         elif path.exists() or path.is_symlink():
             path.unlink()
     return {
-        p.relative_to(output).as_posix()
-        for p in output.rglob("*")
-        if p.is_file() or p.is_symlink()
+        p.relative_to(output).as_posix() for p in output.rglob("*") if p.is_file() or p.is_symlink()
     }

@@ -28,7 +28,9 @@ from holon_core.redact import Redactor, secret_values
 
 def spec_check(spec: Path) -> Check:
     if not spec.is_file():
-        return Check("spec", False, f"{spec} does not exist", "put the task spec at INPUT/spec.yaml")
+        return Check(
+            "spec", False, f"{spec} does not exist", "put the task spec at INPUT/spec.yaml"
+        )
     try:
         data = yaml.safe_load(spec.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -46,7 +48,9 @@ def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) ->
     started = time.monotonic()
     checks = [spec_check(paths.spec)]
     why = output_writable(paths.output)
-    checks.append(Check("output", why is None, why or str(paths.output), "pass a writable --output"))
+    checks.append(
+        Check("output", why is None, why or str(paths.output), "pass a writable --output")
+    )
     checks.append(
         Check("workspace", paths.workspace.is_dir(), str(paths.workspace), "pass --workspace DIR")
     )
@@ -95,4 +99,4 @@ def _write_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".holon-manifest-", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
-    os.replace(tmp, path)
+    Path(tmp).replace(path)

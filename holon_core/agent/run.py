@@ -81,6 +81,7 @@ class _Run:
     preexisting: set[str] = field(default_factory=set)
     run_dir: Path | None = None
     private_state: bool = False
+    timeouts: tuple[float, float] = (DEFAULT_TIMEOUT, DEFAULT_SILENCE)
 
     def check_cancel(self) -> None:
         if self.cancel.is_set():
@@ -116,6 +117,13 @@ def run_agent(
 
 
 def _pipeline(run: _Run, options: AgentOptions, run_id: str) -> Decision:
+    context = _prepare(run, options, run_id)
+    _execute(run, context)
+    return _judge(run, context)
+
+
+def _prepare(run: _Run, options: AgentOptions, run_id: str) -> RunContext:
+    """Steps 1-6: everything up to the launch; nothing here starts the engine."""
     ev, paths = run.evidence, run.paths
     assert ev is not None
     ev.phase("load")
@@ -174,7 +182,13 @@ def _pipeline(run: _Run, options: AgentOptions, run_id: str) -> Decision:
     context.tmp.mkdir(parents=True, exist_ok=True)
     staged = run.plugins.stage_skills(context, skills)
     run.metadata["_staged"] = staged
+    return context
 
+
+def _execute(run: _Run, context: RunContext) -> None:
+    """Steps 7-8: launch under the supervisor, streaming events into evidence."""
+    ev, spec = run.evidence, context.spec
+    assert ev is not None and run.plugins is not None
     ev.phase("launch")
     plan = run.plugins.launch(context)
     parser = run.plugins.event_parser(context)
@@ -194,7 +208,8 @@ def _pipeline(run: _Run, options: AgentOptions, run_id: str) -> Decision:
         for event in parser.feed_stderr(line):
             ev.event(event)
 
-    run.log.info("engine started", argv0=Path(plan.argv[0]).name, model=model or "default")
+    model = context.model or "default"
+    run.log.info("engine started", argv0=Path(plan.argv[0]).name, model=model)
     run.process = supervise(
         plan,
         on_stdout=on_stdout,
@@ -207,7 +222,14 @@ def _pipeline(run: _Run, options: AgentOptions, run_id: str) -> Decision:
     run.report = parser.finish(run.process.exit_code)
     proc = run.process
     run.log.info("engine ended", ended_by=proc.ended_by, exit_code=proc.exit_code)
+    run.timeouts = (wall, silence)
 
+
+def _judge(run: _Run, context: RunContext) -> Decision:
+    """Steps 9-10: artifacts, then the outcome rule."""
+    ev, paths, spec, proc = run.evidence, run.paths, context.spec, run.process
+    assert ev is not None and run.baseline is not None and proc is not None
+    wall, silence = run.timeouts
     ev.phase("artifacts")
     diff = write_diff(run.baseline, paths.output / "diff.patch")
     run.metadata["changed"] = diff.changed
@@ -216,7 +238,8 @@ def _pipeline(run: _Run, options: AgentOptions, run_id: str) -> Decision:
     missing = tuple(
         a.path
         for a in spec.output.artifacts
-        if a.required and a.path not in ("manifest.json", "summary.md", "diff.patch")
+        if a.required
+        and a.path not in ("manifest.json", "summary.md", "diff.patch")
         and not (paths.output / a.path).exists()
     )
     signals = Signals(
@@ -364,14 +387,13 @@ def _secret_files(run: _Run, patch: Path) -> list[str]:
     if not run.redact.find(patch.read_text(encoding="utf-8", errors="replace")):
         return []
     flagged: list[str] = []
-    current = None
+    current = ""
     with patch.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
             if line.startswith("diff --git "):
                 current = line.rsplit(" b/", 1)[-1].strip()
-            elif current and line.startswith("+") and run.redact.find(line):
-                if current not in flagged:
-                    flagged.append(current)
+            elif line.startswith("+") and current not in flagged and run.redact.find(line):
+                flagged.append(current)
     run.metadata["secrets_in_changes"] = flagged
     return flagged
 

@@ -27,7 +27,9 @@ def render_fallback(skills: list[ResolvedSkill]) -> tuple[str, list[StagedSkill]
     staged: list[StagedSkill] = []
     used = 0
     for skill in skills:
-        block = f"## Skill: {skill.name}\n{skill.description}\n(files: {skill.path})\n\n{skill.body}"
+        block = (
+            f"## Skill: {skill.name}\n{skill.description}\n(files: {skill.path})\n\n{skill.body}"
+        )
         if len(block) > PER_SKILL_CAP:
             block = block[: PER_SKILL_CAP - len(_TRUNCATED)] + _TRUNCATED
         if used + len(block) > TOTAL_CAP:

@@ -2,7 +2,8 @@
 
 Its script comes from ``HOLON_REPLAY_SCRIPT``, else ``context/replay.yaml`` in the input
 directory. Like every adapter it passes only named variables into the engine: list extra
-ones in ``HOLON_REPLAY_PASS_ENV`` (comma-separated). It is the embedded default of ``make demo`` and drives the core's own tests.
+ones in ``HOLON_REPLAY_PASS_ENV`` (comma-separated). It is the embedded default of
+``make demo`` and drives the core's own tests.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, Literal
 
 from holon_core.adapter import (
     Capabilities,
@@ -54,12 +55,15 @@ class ReplayParser(EventParser):
         if kind == "tool":
             report.tool_calls += 1
             detail = {k: v for k, v in raw.items() if k not in ("type", "id", "name")}
-            return [Event(type="tool_call", tool=raw.get("name"), tool_id=raw.get("id"), data=detail)]
+            return [
+                Event(type="tool_call", tool=raw.get("name"), tool_id=raw.get("id"), data=detail)
+            ]
         if kind == "tool_result":
-            status = "ok" if raw.get("status") == "ok" else "error"
-            if status == "error":
+            ok = raw.get("status") == "ok"
+            if not ok:
                 report.tool_failures += 1
             data = {k: raw[k] for k in ("exit_code", "output") if k in raw}
+            status: Literal["ok", "error"] = "ok" if ok else "error"
             return [Event(type="tool_result", tool_id=raw.get("id"), status=status, data=data)]
         if kind == "result":
             report.terminal_seen = True
@@ -106,4 +110,3 @@ class ReplayEngine(EngineAdapter):
 @hookimpl
 def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
     register(ReplayEngine())
-

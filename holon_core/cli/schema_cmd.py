@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from pydantic import BaseModel
+
 from holon_core.models.manifest import Manifest
 from holon_core.models.spec import Spec
 
@@ -16,9 +18,13 @@ SCHEMA_IDS = {
 
 
 def schema_for(name: str) -> dict[str, Any]:
-    model = {"spec": Spec, "manifest": Manifest}[name]
+    model: type[BaseModel] = Spec if name == "spec" else Manifest
     schema = model.model_json_schema()
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_IDS[name], **schema}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_IDS[name],
+        **schema,
+    }
 
 
 def render(name: str) -> str:

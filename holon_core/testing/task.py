@@ -91,7 +91,7 @@ def snapshot_tree(root: Path) -> dict[str, str]:
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         if path.is_symlink():
-            out[rel] = "link:" + os.readlink(path)
+            out[rel] = f"link:{path.readlink()}"
         elif path.is_file():
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
             out[rel] = f"{oct(path.stat().st_mode)}:{digest}"
