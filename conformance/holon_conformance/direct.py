@@ -1,5 +1,7 @@
 """Run a bare engine CLI (no holon adapter) against a scripted provider.
 
+``run_direct`` kills the whole process group on timeout; it is for tests and benchmarks.
+
 These are the measured recipes of engines.md section 2, kept in one place so the tests and
 the benchmark drive each CLI exactly the same way: a throwaway HOME with its own TMPDIR and
 config home, the endpoint and a fake key, retries capped, stdin closed.
@@ -9,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -108,3 +112,50 @@ def direct_launch(
         argv += ["-m", GEMINI_MODEL]
         return DirectLaunch(argv, env)
     raise ValueError(f"unknown engine {engine!r}")
+
+
+#: Generous wall-clock cap: a scripted run takes ~1-2 s; the first codex run can take ~30 s.
+TIMEOUT = 120
+
+
+@dataclass
+class DirectRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    workspace: Path
+    home: Path
+
+
+def run_direct(
+    engine: str,
+    binary: Path,
+    provider: ScriptedProvider,
+    *,
+    workspace: Path,
+    home: Path,
+    prompt: str,
+    retries: int = 0,
+    timeout: float = TIMEOUT,
+) -> DirectRun:
+    """One headless run with engines.md section 2's command; the whole group dies on timeout."""
+    launch = direct_launch(engine, binary, prompt, home, provider, retries=retries)
+    proc = subprocess.Popen(
+        launch.argv,
+        env=launch.env,
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise AssertionError(
+            f"{engine} did not finish within {TIMEOUT} s:\n{err[-2000:]}"
+        ) from None
+    return DirectRun(proc.returncode, out, err, workspace, home)

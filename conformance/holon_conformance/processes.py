@@ -32,23 +32,17 @@ def become_subreaper() -> bool:
 
 
 def descendant_pids() -> set[int]:
-    """Live (non-zombie) descendants of this process; zombies are reaped on the way."""
+    """Live descendants of this process.
+
+    Zombies are dead and skipped; they are not reaped here, because a zombie child may
+    still belong to a ``Popen`` whose owner wants its exit status.
+    """
     alive: set[int] = set()
     for proc in psutil.Process().children(recursive=True):
-        try:
-            status = proc.status()
-        except psutil.Error:
-            continue
-        if status == psutil.STATUS_ZOMBIE:
-            _reap(proc.pid)
-        else:
-            alive.add(proc.pid)
+        with contextlib.suppress(psutil.Error):
+            if proc.status() != psutil.STATUS_ZOMBIE:
+                alive.add(proc.pid)
     return alive
-
-
-def _reap(pid: int) -> None:
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
 
 
 def _describe(pid: int) -> str:
@@ -73,9 +67,6 @@ def leftovers(before: set[int], grace: float = 3.0) -> list[str]:
     for pid in extra:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-    if extra:
-        time.sleep(0.1)
-        descendant_pids()
     return found
 
 

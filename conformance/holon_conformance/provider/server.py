@@ -62,7 +62,10 @@ class ScriptedProvider:
         server.provider = self
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, name="holon-scripted-provider", daemon=True
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="holon-scripted-provider",
+            daemon=True,
         )
         self._thread.start()
         return self
