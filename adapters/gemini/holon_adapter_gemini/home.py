@@ -1,10 +1,12 @@
 """The run-local Gemini CLI home: forced settings and the system instruction file.
 
-Gemini CLI reads settings from four layers (system defaults < user < workspace < system). We
-point every layer we do not own at files inside the run directory, so neither the user's
-``~/.gemini`` nor ``/etc/gemini-cli`` can change a run, and we write the forced keys into both
-the user and the system layer: the system layer wins over a workspace ``.gemini/settings.json``,
-so a repository cannot re-enable ten retries or telemetry behind holon's back.
+Gemini CLI merges settings from system defaults, the user file, the workspace's
+``.gemini/settings.json`` and a system file. ``GEMINI_CLI_HOME`` moves the user layer into
+the run directory, so the user's ``~/.gemini`` is never read. The two system layers are
+pointed at paths inside the run directory that do not exist: ``/etc/gemini-cli`` is then not
+read either, and the CLI stays quiet (it refuses, with a warning, any system file below a
+world-writable directory such as ``/tmp``, so we cannot ship our keys through that layer).
+A workspace's own ``.gemini/settings.json`` still applies: it belongs to the repository.
 """
 
 from __future__ import annotations
@@ -61,12 +63,7 @@ def write_home(
     gemini_dir.mkdir(parents=True, exist_ok=True)
     text = json.dumps(settings, indent=2) + "\n"
     (gemini_dir / "settings.json").write_text(text, encoding="utf-8")
-    system_settings = run_dir / "gemini-system-settings.json"
-    system_settings.write_text(text, encoding="utf-8")
-    system_defaults = run_dir / "gemini-system-defaults.json"
-    system_defaults.write_text("{}\n", encoding="utf-8")
-    trusted = run_dir / "gemini-trusted-folders.json"
-    trusted.write_text("{}\n", encoding="utf-8")
+    absent = run_dir / "gemini-absent"  # never created: see the module docstring
     instructions = gemini_dir / "GEMINI.md"
     if system_text.strip():
         instructions.write_text(system_text.rstrip() + "\n", encoding="utf-8")
@@ -74,7 +71,7 @@ def write_home(
         instructions.unlink()
     return {
         "GEMINI_CLI_HOME": str(home),
-        "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(system_settings),
-        "GEMINI_CLI_SYSTEM_DEFAULTS_PATH": str(system_defaults),
-        "GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(trusted),
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH": str(absent / "system-settings.json"),
+        "GEMINI_CLI_SYSTEM_DEFAULTS_PATH": str(absent / "system-defaults.json"),
+        "GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(absent / "trusted-folders.json"),
     }
