@@ -67,6 +67,9 @@ def leftovers(before: set[int], grace: float = 3.0) -> list[str]:
     for pid in extra:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 2.0
+    while extra & descendant_pids() and time.monotonic() < deadline:
+        time.sleep(0.02)
     return found
 
 
