@@ -68,6 +68,20 @@ def test_auth_failure_stops_before_the_engine_retries(kit, provider, task, claud
     assert result.manifest["metadata"]["process"]["ended_by"] == "aborted"
 
 
+@pytest.mark.parametrize(("status", "reason"), [(403, "auth_failed"), (429, "rate_limited")])
+def test_other_http_failures(kit, provider, task, claude_binary, tmp_path, status, reason):
+    scenario = tmp_path / f"fail-{status}.yaml"
+    scenario.write_text(
+        f"turns:\n  - error: {{status: {status}, message: scripted}}\n    times: forever\n"
+        "  - final: {text: unreachable}\n"
+    )
+    server = provider(str(scenario))
+    result = kit.run(task, server)
+    assert result.exit_code == 1 and result.manifest is not None
+    assert result.manifest["metadata"]["reason"] == reason
+    assert str(status) in result.manifest["error"]
+
+
 def test_server_error_after_capped_retries(kit, provider, task, claude_binary):
     server = provider("server-500")
     result = kit.run(task, server)
