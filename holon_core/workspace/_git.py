@@ -101,15 +101,29 @@ class RepoInfo:
     head: str | None
     head_tree: str | None
     head_ref: str | None  # refs/heads/<name>, or None when HEAD is detached
+    assume_unchanged: tuple[bytes, ...] = ()
+    skip_worktree: tuple[bytes, ...] = ()
 
 
 def probe_repo(workspace: Path) -> RepoInfo | None:
-    """Describe the repo whose top level is ``workspace``; None for anything else."""
-    base = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
-    base.append("--show-object-format")
-    proc = run_git(
-        [*base, "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD"], cwd=workspace, check=False
+    """Describe the repo whose top level is ``workspace``; None for anything else.
+
+    Read-only: rev-parse, and `ls-files -v` (run alongside it to save time) to find index
+    entries the user hid from `git add`; neither writes to the user's repo.
+    """
+    listing = subprocess.Popen(
+        [git_binary(), "-c", "core.fsmonitor=false", "ls-files", "-v", "-z"],
+        cwd=workspace,
+        env=git_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
+    try:
+        base = ["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"]
+        args = [*base, "--show-object-format", "HEAD", "HEAD^{tree}", "--symbolic-full-name"]
+        proc = run_git([*args, "HEAD"], cwd=workspace, check=False)
+    finally:
+        entries, _ = listing.communicate()
     lines = proc.stdout.decode(errors="surrogateescape").splitlines()
     if proc.returncode != 0 and len(lines) < 4:
         message = proc.stderr.decode(errors="replace")
@@ -131,7 +145,27 @@ def probe_repo(workspace: Path) -> RepoInfo | None:
     else:  # unborn branch: HEAD names a ref that does not exist yet
         sym = run_git(["symbolic-ref", "-q", "HEAD"], cwd=workspace, check=False)
         head_ref = sym.stdout.decode(errors="surrogateescape").strip() or None
-    return RepoInfo(toplevel, Path(lines[1]), common.resolve(), lines[3], head, head_tree, head_ref)
+    hidden = _hidden_entries(entries, workspace) if listing.returncode == 0 else ((), ())
+    return RepoInfo(
+        toplevel, Path(lines[1]), common.resolve(), lines[3], head, head_tree, head_ref, *hidden
+    )
+
+
+def _hidden_entries(listing: bytes, work_tree: Path) -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    """Assume-unchanged paths, and skip-worktree paths whose file is present after all."""
+    if not _HIDDEN_FLAGS.search(listing):
+        return (), ()
+    valid: list[bytes] = []
+    skipped: list[bytes] = []
+    for record in listing.split(b"\0"):
+        if len(record) < 3:
+            continue
+        tag, path = record[:1], record[2:]
+        if tag.islower():
+            valid.append(path)
+        if tag in (b"S", b"s") and os.path.lexists(work_tree / os.fsdecode(path)):
+            skipped.append(path)
+    return tuple(valid), tuple(skipped)
 
 
 def _config_text(object_format: str) -> str:
@@ -195,9 +229,8 @@ def init_private(git_dir: Path, repo: RepoInfo | None, extra_excludes: Sequence[
 def adopt_index(repo: RepoInfo, git_dir: Path, work_tree: Path) -> bool:
     """Copy the user's index as our private index so its stat cache spares re-hashing.
 
-    Returns False when there is no usable index. Entries the user hid from `git add`
-    (assume-unchanged, or skip-worktree on a file that is present) are un-hidden in our copy so
-    their changes are recorded.
+    Returns False when there is no index. Entries the user hid from `git add` (assume-unchanged,
+    or skip-worktree on a file that is present) are un-hidden in our copy so their changes count.
     """
     src = repo.git_dir / "index"
     if not src.is_file():
@@ -205,29 +238,10 @@ def adopt_index(repo: RepoInfo, git_dir: Path, work_tree: Path) -> bool:
     shutil.copy2(src, git_dir / "index")  # keep mtime: racy-git detection depends on it
     for shared in repo.git_dir.glob("sharedindex.*"):
         shutil.copy2(shared, git_dir / shared.name)
-    listing = run_git(
-        ["ls-files", "-v", "-z"], cwd=work_tree, git_dir=git_dir, work_tree=work_tree, check=False
-    )
-    if listing.returncode != 0:
-        (git_dir / "index").unlink()
-        return False
-    if _HIDDEN_FLAGS.search(listing.stdout):
-        _unhide(listing.stdout, git_dir, work_tree)
-    return True
-
-
-def _unhide(listing: bytes, git_dir: Path, work_tree: Path) -> None:
-    valid: list[bytes] = []
-    skipped: list[bytes] = []
-    for record in listing.split(b"\0"):
-        if len(record) < 3:
-            continue
-        tag, path = record[:1], record[2:]
-        if tag.islower():
-            valid.append(path)
-        if tag in (b"S", b"s") and os.path.lexists(work_tree / os.fsdecode(path)):
-            skipped.append(path)
-    for flag, paths in (("--no-assume-unchanged", valid), ("--no-skip-worktree", skipped)):
+    for flag, paths in (
+        ("--no-assume-unchanged", repo.assume_unchanged),
+        ("--no-skip-worktree", repo.skip_worktree),
+    ):
         if paths:
             run_git(
                 ["update-index", flag, "-z", "--stdin"],
@@ -236,6 +250,16 @@ def _unhide(listing: bytes, git_dir: Path, work_tree: Path) -> None:
                 work_tree=work_tree,
                 stdin=b"\0".join(paths) + b"\0",
             )
+    return True
+
+
+def add_all(git_dir: Path, work_tree: Path) -> None:
+    """`git add -A` into the private index; an index git cannot reuse is dropped, not fatal."""
+    args = ["add", "-A"]
+    proc = run_git(args, cwd=work_tree, git_dir=git_dir, work_tree=work_tree, check=False)
+    if proc.returncode != 0:
+        (git_dir / "index").unlink(missing_ok=True)
+        run_git(args, cwd=work_tree, git_dir=git_dir, work_tree=work_tree)
 
 
 def exclude_pathspecs(exclude: Sequence[str]) -> list[str]:

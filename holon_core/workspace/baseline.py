@@ -15,6 +15,7 @@ from holon_core.errors import WorkspaceError
 from holon_core.workspace._git import (
     EMPTY_TREE,
     MARKER,
+    add_all,
     adopt_index,
     init_private,
     probe_repo,
@@ -54,18 +55,9 @@ def record_baseline(workspace: Path, scratch_dir: Path) -> Baseline:
     repo = probe_repo(workspace)
     inside = relative_inside(git_dir, workspace)
     init_private(git_dir, repo, [f"/{inside}/"] if inside else [])
-    if repo is not None and not adopt_index(repo, git_dir, workspace):
-        (git_dir / "index").unlink(missing_ok=True)
-    add = run_git(
-        ["add", "-A", "--", "."],
-        cwd=workspace,
-        git_dir=git_dir,
-        work_tree=workspace,
-        check=repo is None,
-    )
-    if add.returncode != 0:  # an index git cannot reuse (e.g. newer format): start empty
-        (git_dir / "index").unlink(missing_ok=True)
-        run_git(["add", "-A", "--", "."], cwd=workspace, git_dir=git_dir, work_tree=workspace)
+    if repo is not None:
+        adopt_index(repo, git_dir, workspace)
+    add_all(git_dir, workspace)
     tree = run_git(["write-tree"], cwd=workspace, git_dir=git_dir).stdout.decode().strip()
     if repo is None:
         return Baseline("directory", workspace, git_dir, tree, None, None)

@@ -58,7 +58,7 @@ def write_diff(baseline: Baseline, patch_path: Path, exclude: Sequence[str] = ()
     ``exclude`` holds paths, globs or pathspecs of files holon placed; they never appear.
     """
     workspace, git_dir = baseline.workspace, baseline.git_dir
-    specs = [".", *exclude_pathspecs(exclude)]
+    specs = exclude_pathspecs(exclude)  # only exclusions: git reads it as "all but"
     own = relative_inside(patch_path, workspace)
     if own:
         specs.append(f":(exclude,literal){own}")

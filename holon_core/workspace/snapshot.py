@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from holon_core.errors import WorkspaceError
-from holon_core.workspace._git import adopt_index, init_private, probe_repo, run_git
+from holon_core.workspace._git import add_all, adopt_index, init_private, probe_repo, run_git
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -90,7 +90,7 @@ def _git_snapshot(repo: RepoInfo, source: Path, dest: Path) -> None:
         tree = run_git(["write-tree"], cwd=source, git_dir=git_dir, check=False)
         staged = tree.stdout.decode().strip() if tree.returncode == 0 else None
     # The index now describes the user's staging area; bring it to their current files.
-    run_git(["add", "-A", "--", "."], cwd=source, git_dir=git_dir, work_tree=source)
+    add_all(git_dir, source)
     run_git(["checkout-index", "-a", "-f", "-u"], cwd=dest, git_dir=git_dir, work_tree=dest)
     # Restore the user's staged/unstaged split; stat data of unchanged entries is kept.
     target = staged or repo.head_tree
