@@ -61,6 +61,18 @@ def prepare_home(engine: str, home: Path) -> None:
         (gemini / "settings.json").write_text(json.dumps(_GEMINI_SETTINGS, indent=2), "utf-8")
 
 
+def codex_provider_args(url: str, retries: int = 0) -> list[str]:
+    """``-c`` options that send Codex to ``url``: it ignores ``OPENAI_BASE_URL`` (0.169.0).
+
+    Retries are capped here because Codex retries 5xx and stream errors many times by default.
+    """
+    table = (
+        f'{{name="scripted",base_url="{url}/v1",env_key="OPENAI_API_KEY",'
+        f'wire_api="responses",request_max_retries={retries},stream_max_retries={retries}}}'
+    )
+    return ["-c", f"model_providers.scripted={table}", "-c", "model_provider=scripted"]
+
+
 def direct_launch(
     engine: str,
     binary: Path,
@@ -95,15 +107,11 @@ def direct_launch(
             CODEX_HOME=str(home / ".codex"),
             OPENAI_API_KEY=provider.engine_env("codex")["OPENAI_API_KEY"],
         )
-        table = (
-            f'{{name="scripted",base_url="{provider.url}/v1",env_key="OPENAI_API_KEY",'
-            f'wire_api="responses",request_max_retries={retries},stream_max_retries={retries}}}'
-        )
         argv = [str(binary), "exec", "--json", "--skip-git-repo-check"]
         argv += ["--dangerously-bypass-approvals-and-sandbox"]
         argv += ["--disable", "plugins", "--disable", "remote_plugin", "--disable", "apps"]
-        argv += ["-c", "analytics.enabled=false", "-c", f"model_providers.scripted={table}"]
-        argv += ["-c", "model_provider=scripted", "-m", CODEX_MODEL, prompt]
+        argv += ["-c", "analytics.enabled=false", *codex_provider_args(provider.url, retries)]
+        argv += ["-m", CODEX_MODEL, prompt]
         return DirectLaunch(argv, env)
     if engine == "gemini":
         env.update(provider.engine_env("gemini"))

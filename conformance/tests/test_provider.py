@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -296,3 +299,30 @@ def test_engine_env_points_each_engine_at_the_provider(scripted_provider):
     assert provider.engine_env("codex")["OPENAI_BASE_URL"] == provider.url + "/v1"
     assert provider.engine_env("gemini")["GOOGLE_GEMINI_BASE_URL"] == provider.url
     assert provider.url.startswith("http://127.0.0.1:")
+
+
+def test_the_command_line_server_serves_until_sigterm(tmp_path):
+    log = tmp_path / "log.jsonl"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "holon_conformance.provider",
+            "--scenario",
+            "final-only",
+            "--log",
+            str(log),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().rsplit(" ", 1)[-1].strip()
+        with urllib.request.urlopen(url + "/v1beta/models", timeout=10) as response:
+            assert response.status == 200
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+        proc.stdout.close()  # type: ignore[union-attr]
+    assert json.loads(log.read_text())["kind"] == "models"

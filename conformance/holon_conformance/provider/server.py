@@ -121,7 +121,11 @@ class ScriptedProvider:
         return [r for r in self.requests if r.kind == "turn" and engine in (None, r.engine)]
 
     def engine_env(self, engine: str) -> dict[str, str]:
-        """Endpoint and fake credential variables that point ``engine`` at this provider."""
+        """Endpoint and fake credential variables that point ``engine`` at this provider.
+
+        Codex 0.169.0 does not read ``OPENAI_BASE_URL`` with an API key: pass
+        :func:`holon_conformance.direct.codex_provider_args` as well.
+        """
         if engine == "claude":
             return {"ANTHROPIC_BASE_URL": self.url, "ANTHROPIC_API_KEY": FAKE_KEY}
         if engine == "codex":
