@@ -35,21 +35,6 @@ def claude_binary() -> Path:
     return binary
 
 
-@pytest.fixture
-def provider() -> Iterator[Callable[[str], ScriptedProvider]]:
-    """``provider("write-and-run")`` starts a scripted model server, stopped at teardown."""
-    started: list[ScriptedProvider] = []
-
-    def start(scenario: str) -> ScriptedProvider:
-        server = ScriptedProvider(scenario).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
 def run_env(server: ScriptedProvider, **extra: str) -> dict[str, str]:
     """Endpoint + fake key, a fixed model, and short retry/silence budgets for tests."""
     env = server.engine_env("claude")

@@ -31,9 +31,9 @@ def applies_to_baseline(task: Task, tmp_path: Path) -> None:
 
 
 def test_write_and_run_succeeds(
-    kit, claude_binary, provider, task, tmp_path, assert_valid_manifest
+    kit, claude_binary, scripted_provider, task, tmp_path, assert_valid_manifest
 ):
-    server = provider("write-and-run")
+    server = scripted_provider("write-and-run")
     result = kit.run(task, server)
     manifest = assert_valid_manifest(result.manifest)
     assert (result.exit_code, manifest["outcome"]) == (0, "success"), result.stderr
@@ -56,8 +56,8 @@ def test_write_and_run_succeeds(
     assert {"session", "tool_call", "tool_result", "result"} <= set(kinds)
 
 
-def test_auth_failure_stops_before_the_engine_retries(kit, provider, task, claude_binary):
-    server = provider("auth-401")
+def test_auth_failure_stops_before_the_engine_retries(kit, scripted_provider, task, claude_binary):
+    server = scripted_provider("auth-401")
     # The engine's own default (10 retries over ~3 minutes): holon must not wait for it.
     result = kit.run(task, server, HOLON_CLAUDE_MAX_RETRIES="10")
     assert result.exit_code == 1
@@ -69,21 +69,21 @@ def test_auth_failure_stops_before_the_engine_retries(kit, provider, task, claud
 
 
 @pytest.mark.parametrize(("status", "reason"), [(403, "auth_failed"), (429, "rate_limited")])
-def test_other_http_failures(kit, provider, task, claude_binary, tmp_path, status, reason):
+def test_other_http_failures(kit, scripted_provider, task, claude_binary, tmp_path, status, reason):
     scenario = tmp_path / f"fail-{status}.yaml"
     scenario.write_text(
         f"turns:\n  - error: {{status: {status}, message: scripted}}\n    times: forever\n"
         "  - final: {text: unreachable}\n"
     )
-    server = provider(str(scenario))
+    server = scripted_provider(str(scenario))
     result = kit.run(task, server)
     assert result.exit_code == 1 and result.manifest is not None
     assert result.manifest["metadata"]["reason"] == reason
     assert str(status) in result.manifest["error"]
 
 
-def test_server_error_after_capped_retries(kit, provider, task, claude_binary):
-    server = provider("server-500")
+def test_server_error_after_capped_retries(kit, scripted_provider, task, claude_binary):
+    server = scripted_provider("server-500")
     result = kit.run(task, server)
     assert result.exit_code == 1 and result.manifest is not None
     assert result.manifest["metadata"]["reason"] == "engine_error"
@@ -92,25 +92,25 @@ def test_server_error_after_capped_retries(kit, provider, task, claude_binary):
     assert result.manifest["metadata"]["claude"]["api_error_status"] == 500
 
 
-def test_flaky_server_recovers(kit, provider, task, claude_binary):
-    server = provider("flaky-500")
+def test_flaky_server_recovers(kit, scripted_provider, task, claude_binary):
+    server = scripted_provider("flaky-500")
     result = kit.run(task, server)
     assert result.exit_code == 0, result.stderr
     assert any(e["type"] == "retry" for e in result.events)
 
 
-def test_stalled_model_hits_the_silence_timeout(kit, provider, task, claude_binary):
-    server = provider("stall")
+def test_stalled_model_hits_the_silence_timeout(kit, scripted_provider, task, claude_binary):
+    server = scripted_provider("stall")
     result = kit.run(task, server, HOLON_SILENCE_TIMEOUT="3")
     assert result.exit_code == 1 and result.manifest is not None
     assert result.manifest["metadata"]["reason"] == "stalled"
     assert "HOLON_SILENCE_TIMEOUT" in result.manifest["error"]
 
 
-def test_max_turns(kit, provider, tmp_path, claude_binary, task):
+def test_max_turns(kit, scripted_provider, tmp_path, claude_binary, task):
     spec = task.spec.read_text() + "constraints:\n  max_steps: 2\n"
     task.spec.write_text(spec)
-    server = provider("max-turns")
+    server = scripted_provider("max-turns")
     result = kit.run(task, server)
     assert result.exit_code == 1 and result.manifest is not None
     assert result.manifest["metadata"]["reason"] == "max_steps"
@@ -118,8 +118,10 @@ def test_max_turns(kit, provider, tmp_path, claude_binary, task):
     assert result.manifest["metadata"]["claude"]["result_subtype"] == "error_max_turns"
 
 
-def test_sigterm_mid_run_leaves_nothing_behind(kit, provider, task, claude_binary, tmp_path):
-    server = provider("long-tool")
+def test_sigterm_mid_run_leaves_nothing_behind(
+    kit, scripted_provider, task, claude_binary, tmp_path
+):
+    server = scripted_provider("long-tool")
     proc = kit.start(task, kit.env(server))
     try:
         # Wait (bounded) until the scripted `sleep 60` tool runs inside the workspace.
@@ -141,7 +143,7 @@ def test_sigterm_mid_run_leaves_nothing_behind(kit, provider, task, claude_binar
     assert kit.processes_under(task.workspace) == []
 
 
-def test_skill_is_staged_listed_used_and_recorded(kit, provider, task, claude_binary):
+def test_skill_is_staged_listed_used_and_recorded(kit, scripted_provider, task, claude_binary):
     skill = task.input / "skills" / "probe-skill"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(
@@ -152,7 +154,7 @@ def test_skill_is_staged_listed_used_and_recorded(kit, provider, task, claude_bi
             "metadata:\n  name: test\n", "metadata:\n  name: test\n  skills: [probe-skill]\n"
         )
     )
-    server = provider("use-skill")
+    server = scripted_provider("use-skill")
     result = kit.run(task, server)
     assert result.exit_code == 0, result.stderr
     meta = result.manifest["metadata"] if result.manifest else {}
@@ -168,9 +170,11 @@ def test_skill_is_staged_listed_used_and_recorded(kit, provider, task, claude_bi
     assert (task.output / "diff.patch").read_text() == ""
 
 
-def test_user_claude_home_never_reaches_the_model(kit, provider, task, tmp_path, claude_binary):
+def test_user_claude_home_never_reaches_the_model(
+    kit, scripted_provider, task, tmp_path, claude_binary
+):
     home = kit.planted_home(tmp_path / "user-home", "PLANTED-7f3a")
-    server = provider("final-only")
+    server = scripted_provider("final-only")
     # Control: the bare engine with this HOME does send the planted files to the model.
     subprocess.run(
         [str(claude_binary), "-p", "hi", "--output-format", "stream-json", "--verbose"],
