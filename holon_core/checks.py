@@ -18,10 +18,10 @@ class Check:
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name, "ok": self.ok, "detail": self.detail}
-        if self.hint:
+        if self.hint and not self.ok:
             out["hint"] = self.hint
         return out
 
     def message(self) -> str:
         text = f"{self.name}: {self.detail}"
-        return f"{text}; fix: {self.hint}" if self.hint else text
+        return f"{text}; fix: {self.hint}" if self.hint and not self.ok else text
