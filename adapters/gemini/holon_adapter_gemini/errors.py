@@ -98,7 +98,8 @@ def decode(exit_code: int | None, error_type: str | None, message: str) -> Decod
         status = EXIT_TO_HTTP.get(exit_code)
     if status is not None:
         return Decoded(http_reason(status), _http_sentence(status, detail), status)
+    detail = detail or message
     if exit_code not in (None, 0):
-        suffix = f": {message}" if message else ""
+        suffix = f": {detail}" if detail else ""
         return Decoded("engine_error", f"Gemini CLI failed with exit code {exit_code}{suffix}")
-    return Decoded("engine_error", f"Gemini CLI reported an error: {message or 'no details'}")
+    return Decoded("engine_error", f"Gemini CLI reported an error: {detail or 'no details'}")

@@ -113,6 +113,22 @@ def test_500_is_engine_error_after_the_bounded_attempts(task: Task, provider: Pr
     assert len(server.turn_requests("gemini")) == 2
 
 
+def test_one_500_is_retried_within_the_attempts(task: Task, provider: Provider) -> None:
+    server = provider("flaky-500")
+    result = run_gemini(task, server, HOLON_GEMINI_MAX_ATTEMPTS="2")
+    assert result.exit_code == 0, result.stderr
+    served = [r.served for r in server.turn_requests("gemini")]
+    assert served[0].startswith("error 500") and len(served) == 4
+    assert (task.workspace / "hello.txt").read_text() == "hello from holon\n"
+
+
+def test_a_dropped_stream_is_engine_error(task: Task, provider: Provider) -> None:
+    server = provider("drop")
+    result = run_gemini(task, server)
+    assert result.exit_code == 1 and result.reason == "engine_error"
+    assert result.manifest is not None and "terminated" in (result.manifest["error"] or "")
+
+
 def test_429_is_rate_limited(task: Task, provider: Provider) -> None:
     server = provider(
         {"turns": [{"error": {"status": 429, "message": "quota"}, "times": "forever"}]}

@@ -171,3 +171,7 @@ def test_exit_codes_decode_to_reasons() -> None:
     assert decode(1, None, "fetch failed").sentence == (
         "Gemini CLI failed with exit code 1: fetch failed"
     )
+    # A dropped stream: the "[API Error: ...]" wrapper is peeled off.
+    assert decode(1, "unknown", "[API Error: terminated]").sentence == (
+        "Gemini CLI failed with exit code 1: terminated"
+    )
