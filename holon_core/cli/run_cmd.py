@@ -1,0 +1,85 @@
+"""``holon run SPEC``: run one task against a snapshot of the workspace (see README, holon run)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from holon_core.errors import InputError
+from holon_core.models.spec import parse_duration
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "run",
+        help="run a task with holon-agent against a snapshot of the workspace",
+        description=(
+            "Build the input dir, snapshot the workspace, run holon-agent in a run-local "
+            "directory with its own HOME, validate the manifest, the required artifacts and "
+            "diff.patch, and report. Exit code: the agent's (0 success, 1 failure, 2 needs "
+            "human), or 1 when the result fails validation."
+        ),
+    )
+    parser.add_argument("spec", type=Path, help="the task's spec.yaml")
+    parser.add_argument("--workspace", type=Path, default=Path(), help="workspace (default .)")
+    parser.add_argument(
+        "--output", type=Path, help="output dir (default: output/ inside the run dir)"
+    )
+    parser.add_argument(
+        "--runs-dir",
+        type=Path,
+        help="where run dirs go (HOLON_RUNS_DIR, else $XDG_STATE_HOME/holon/runs)",
+    )
+    parser.add_argument("--engine", help="engine name (else HOLON_ENGINE, spec, only installed)")
+    parser.add_argument("--model", help="model passed to the engine")
+    parser.add_argument(
+        "--context", type=Path, help="context dir (default: context/ next to the spec)"
+    )
+    parser.add_argument("--system-prompt", type=Path, metavar="FILE", help="prompts/system.md")
+    parser.add_argument("--user-prompt", type=Path, metavar="FILE", help="prompts/user.md")
+    parser.add_argument(
+        "--skill", type=Path, action="append", default=[], metavar="DIR", help="skill (repeat)"
+    )
+    parser.add_argument(
+        "--apply",
+        action="store_true",
+        help="apply diff.patch to the workspace when the run succeeded and every check passed",
+    )
+    parser.add_argument(
+        "--keep-snapshot", action="store_true", help="keep the snapshot and run-local homes"
+    )
+    parser.add_argument("--timeout", metavar="DURATION", help="wall clock limit, e.g. 90s, 10m")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    from holon_core.runner import RunOptions, render_human, run_task
+
+    timeout = None
+    if args.timeout is not None:
+        try:
+            timeout = parse_duration(args.timeout)
+        except ValueError as exc:
+            raise InputError(f"--timeout: {exc}", hint="write it like 90s, 10m or 1h") from exc
+    options = RunOptions(
+        spec=args.spec,
+        workspace=args.workspace,
+        output=args.output,
+        runs_dir=args.runs_dir,
+        engine=args.engine,
+        model=args.model,
+        context=args.context,
+        system_prompt=args.system_prompt,
+        user_prompt=args.user_prompt,
+        skills=list(args.skill),
+        apply=args.apply,
+        keep_snapshot=args.keep_snapshot,
+        timeout=timeout,
+        progress=not args.quiet,
+    )
+    result = run_task(options)
+    sys.stdout.write(result.to_json() if args.json else render_human(result))
+    sys.stdout.flush()
+    return result.exit_code

@@ -1,0 +1,124 @@
+"""What ``holon run`` tells its caller: a short human summary, or one JSON object (``--json``).
+
+The same object is kept as ``run.json`` in the run directory, so a CI job can read it later.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from holon_core.runner.validate import Problem
+
+JSON_VERSION = 1
+
+
+@dataclass
+class RunResult:
+    """The runner's verdict on one run."""
+
+    run_id: str
+    run_dir: Path
+    workspace: Path
+    output_dir: Path
+    exit_code: int = 1
+    agent_exit_code: int | None = None
+    engine: str | None = None
+    outcome: str = "failure"  # the manifest's, or failure when validation failed
+    reason: str | None = None
+    error: str | None = None
+    files_changed: int | None = None
+    duration_seconds: float = 0.0
+    snapshot: dict[str, Any] = field(default_factory=dict)
+    valid: bool = False
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    applied: bool | None = None  # None: --apply not asked
+    apply_error: str | None = None
+    interrupted: bool = False
+    timed_out: bool = False
+
+    @property
+    def manifest_path(self) -> Path | None:
+        path = self.output_dir / "manifest.json"
+        return path if path.is_file() else None
+
+    def artifact(self, name: str) -> Path | None:
+        path = self.output_dir / name
+        return path if path.is_file() else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": JSON_VERSION,
+            "run_id": self.run_id,
+            "exit_code": self.exit_code,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "error": self.error,
+            "valid": self.valid,
+            "problems": [asdict(p) for p in self.problems],
+            "warnings": self.warnings,
+            "engine": self.engine,
+            "agent_exit_code": self.agent_exit_code,
+            "files_changed": self.files_changed,
+            "duration_seconds": round(self.duration_seconds, 3),
+            "applied": self.applied,
+            "apply_error": self.apply_error,
+            "interrupted": self.interrupted,
+            "timed_out": self.timed_out,
+            "paths": {
+                "run_dir": str(self.run_dir),
+                "workspace": str(self.workspace),
+                "output_dir": str(self.output_dir),
+                "manifest": _str(self.manifest_path),
+                "patch": _str(self.artifact("diff.patch")),
+                "summary": _str(self.artifact("summary.md")),
+                "events": _str(self.artifact("evidence/events.ndjson")),
+            },
+            "snapshot": self.snapshot,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+
+def _str(path: Path | None) -> str | None:
+    return None if path is None else str(path)
+
+
+def render_human(result: RunResult) -> str:
+    head = f"holon run: {result.outcome}"
+    if result.reason:
+        head += f" ({result.reason})"
+    facts = [f"{result.duration_seconds:.1f}s"]
+    if result.engine:
+        facts.append(f"engine {result.engine}")
+    if result.files_changed is not None:
+        plural = "" if result.files_changed == 1 else "s"
+        facts.append(f"{result.files_changed} file{plural} changed")
+    lines = [f"{head}, {', '.join(facts)}"]
+    if result.interrupted or result.timed_out:
+        why = "interrupted" if result.interrupted else "--timeout expired"
+        lines.append(f"  stopped   {why}: the agent was sent SIGTERM")
+    if result.error:
+        lines.append(f"  error     {result.error}")
+    lines += [f"  problem   {p.message}" for p in result.problems if p.message != result.error]
+    lines += [f"  warning   {w}" for w in result.warnings]
+    for label, path in (
+        ("manifest", result.manifest_path),
+        ("patch", result.artifact("diff.patch")),
+        ("summary", result.artifact("summary.md")),
+    ):
+        if path is not None:
+            lines.append(f"  {label:<9} {path}")
+    if result.applied is not None:
+        if result.applied:
+            lines.append(f"  applied   to {result.workspace}")
+        else:
+            lines.append(f"  applied   no: {result.apply_error or 'nothing to apply'}")
+    if result.snapshot.get("kept"):
+        lines.append(f"  snapshot  {result.snapshot.get('path')}")
+    lines.append(f"  run dir   {result.run_dir}")
+    return "\n".join(lines) + "\n"
