@@ -4,7 +4,7 @@
 
 PYTHON ?= python3
 export UV_PYTHON_DOWNLOADS := never
-export UV_PYTHON := $(shell command -v $(PYTHON))
+export UV_PYTHON := $(shell $(PYTHON) -c 'import sys; print(sys.executable)')
 UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
 RUN := $(UV) run --frozen --no-sync
 
@@ -27,7 +27,7 @@ lint: sync
 	$(RUN) ruff format --check .
 
 typecheck: sync
-	$(RUN) mypy
+	scripts/typecheck.sh
 
 schemas: sync
 	$(RUN) holon schema spec > schemas/spec.schema.json

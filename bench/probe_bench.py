@@ -34,14 +34,31 @@ def main() -> None:
         bare = [timed([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
         print(f"python startup (floor)      median {statistics.median(bare) * 1000:6.1f} ms")
         for engine in engines:
-            env = {"PATH": "/usr/bin:/bin", "HOME": str(Path.home()), "ANTHROPIC_API_KEY": "x",
-                   "OPENAI_API_KEY": "x", "GEMINI_API_KEY": "x"}
-            argv = [agent, "--probe", "--engine", engine, "--input", str(EXAMPLE),
-                    "--workspace", str(EXAMPLE / "workspace"), "--output", out]
+            env = {
+                "PATH": "/usr/bin:/bin",
+                "HOME": str(Path.home()),
+                "ANTHROPIC_API_KEY": "x",
+                "OPENAI_API_KEY": "x",
+                "GEMINI_API_KEY": "x",
+            }
+            argv = [
+                agent,
+                "--probe",
+                "--engine",
+                engine,
+                "--input",
+                str(EXAMPLE),
+                "--workspace",
+                str(EXAMPLE / "workspace"),
+                "--output",
+                out,
+            ]
             times = [timed(argv, env) for _ in range(args.runs)]
             median = statistics.median(times) * 1000
             verdict = "within" if median < 100 else "OVER"
-            print(f"holon-agent --probe {engine:7s} median {median:6.1f} ms ({verdict} 100 ms budget)")
+            print(
+                f"holon-agent --probe {engine:7s} median {median:6.1f} ms ({verdict} 100 ms budget)"
+            )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="session")
 def manifest_schema() -> dict[str, Any]:
-    return json.loads((ROOT / "schemas" / "manifest.schema.json").read_text())
+    schema: dict[str, Any] = json.loads((ROOT / "schemas" / "manifest.schema.json").read_text())
+    return schema
 
 
 @pytest.fixture

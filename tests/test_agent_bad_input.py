@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from holon_core.testing import make_task, run_agent
 
-WRITE = [{"write": {"path": "hello.txt", "content": "hi\n"}}, {"say": "done"}]
+WRITE: list[dict[str, Any]] = [{"write": {"path": "hello.txt", "content": "hi\n"}}, {"say": "done"}]
 
 
 def test_missing_input_dir(tmp_path, assert_valid_manifest):

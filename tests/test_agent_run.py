@@ -6,13 +6,14 @@ import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 import psutil
 
 from holon_core.testing import make_task, run_agent
 from holon_core.testing.agent_run import agent_env, collect
 
-WRITE_AND_RUN = [
+WRITE_AND_RUN: list[dict[str, Any]] = [
     {"say": "Writing hello.txt"},
     {"write": {"path": "hello.txt", "content": "hello from holon\n"}},
     {"run": "cat hello.txt"},
@@ -52,6 +53,7 @@ def test_engine_written_summary_is_kept(tmp_path):
     result = run_agent(task)
     assert result.exit_code == 0, result.stderr
     assert (task.output / "summary.md").read_text() == "# Mine\n"
+    assert result.manifest is not None
     assert result.manifest["metadata"]["summary_source"] == "engine"
 
 

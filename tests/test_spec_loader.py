@@ -26,7 +26,8 @@ def test_full_spec(tmp_path):
     path = tmp_path / "spec.yaml"
     path.write_text(SPEC)
     spec, warnings = load_spec(path)
-    assert spec.goal_text == "Fix the bug" and spec.goal.issue_id == "42"
+    assert spec.goal_text == "Fix the bug"
+    assert not isinstance(spec.goal, str) and spec.goal.issue_id == "42"
     assert spec.constraints.timeout_seconds == 600 and spec.constraints.max_steps == 12
     assert spec.output.artifacts[0].required and warnings == []
 

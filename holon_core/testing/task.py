@@ -53,7 +53,7 @@ def make_task(
     files: dict[str, str | bytes] | None = None,
     git_repo: bool = True,
     spec_extra: dict[str, Any] | None = None,
-    replay: list[dict[str, Any]] | None = None,
+    replay: list[Any] | None = None,
     context: dict[str, str] | None = None,
 ) -> Task:
     """A task under ``root``; ``files`` are committed when ``git_repo`` is true."""

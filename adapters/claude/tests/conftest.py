@@ -10,7 +10,7 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
-import jsonschema  # type: ignore[import-untyped]
+import jsonschema
 import psutil
 import pytest
 from holon_adapter_claude import ClaudeAdapter

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import jsonschema  # type: ignore[import-untyped]
+import jsonschema
 import pytest
 from holon_adapter_codex import CodexAdapter
 from holon_conformance.provider import ScriptedProvider
