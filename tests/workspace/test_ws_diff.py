@@ -149,7 +149,9 @@ def test_exclude_accepts_globs_and_pathspec_magic(tmp_path: Path) -> None:
     assert result.files == ["c/kept.md"]
 
 
-def test_user_git_config_cannot_change_the_patch(tmp_path: Path, monkeypatch) -> None:
+def test_user_git_config_cannot_change_the_patch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def one_run(name: str) -> bytes:
         ws = tmp_path / name
         make_dirty_repo(ws)
