@@ -55,6 +55,7 @@ def populate(root: Path) -> None:
     write(root, ".gitignore", "*.log\nbuild/\n")
     write(root, "keep.log", "ignored from the start\n")
     (root / "link-in").symlink_to("src/app.py")
+    write(root, "becomes-dir", "a file that turns into a directory\n")
 
 
 def make_dirty_repo(root: Path) -> None:
@@ -89,10 +90,19 @@ def engine_changes(root: Path, outside: Path) -> None:
     write(root, "secret.env", "TOKEN=changed\n")
     write(root, ".holon/staged/SKILL.md", "placed by holon\n")
     write(root, "AGENTS.md", "placed by holon\n")
+    (root / "link-in").unlink()
+    write(root, "link-in", "was a symlink, now a file\n")
+    (root / "becomes-dir").unlink()
+    write(root, "becomes-dir/inside.txt", "now a directory\n")
+    write(root, "odd name\twith tab \u00e9\nand newline.txt", "odd\n")
 
 
 CHANGED = [
     "README.md",
+    "becomes-dir",
+    "becomes-dir/inside.txt",
+    "link-in",
+    "odd name\twith tab \u00e9\nand newline.txt",
     "data/blob.bin",
     "data/new.bin",
     "deep/new/dir/file.txt",

@@ -217,3 +217,56 @@ def test_patch_reverses_cleanly_on_the_final_state(tmp_path: Path) -> None:
     apply_patch(ws, patch, reverse=True)
     skip = (".git", *IGNORED, "secret.env", *HOLON_PLACED)
     assert tree_state(ws, skip) == {k: v for k, v in baseline_state.items() if k not in skip}
+
+
+def test_skip_worktree_file_that_is_present_is_still_recorded(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    make_dirty_repo(ws)
+    git(ws, "update-index", "--skip-worktree", "src/util.py")
+    baseline = record_baseline(ws, tmp_path / "state")
+    write(ws, "src/util.py", "local edit hidden by skip-worktree\n")
+    assert write_diff(baseline, tmp_path / "d.patch").files == ["src/util.py"]
+
+
+def test_linked_worktree_leaves_the_main_repo_untouched(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    make_dirty_repo(main)
+    git(main, "worktree", "add", "-q", "--detach", str(tmp_path / "linked"))
+    ws = tmp_path / "linked"
+    write(ws, "wip.txt", "dirty in the linked worktree\n")
+    before = hash_everything(main / ".git")
+    baseline = record_baseline(ws, tmp_path / "state")
+    assert (baseline.kind, baseline.dirty) == ("git", True)
+    engine_changes(ws, tmp_path / "outside.txt")
+    result = write_diff(baseline, tmp_path / "d.patch", exclude=HOLON_PLACED)
+    assert "wip.txt" not in result.files
+    assert "src/util.py" in result.files
+    assert hash_everything(main / ".git") == before
+
+
+def test_sha256_repository(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    git(ws, "init", "-q", "--object-format=sha256")
+    populate(ws)
+    git(ws, "add", "-A")
+    git(ws, "commit", "-q", "-m", "c")
+    baseline = record_baseline(ws, tmp_path / "state")
+    assert (len(baseline.tree), baseline.dirty) == (64, False)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    copy_tree(ws, copy)
+    write(ws, "data/blob.bin", b"\x00\x02" * 50)
+    result = write_diff(baseline, tmp_path / "d.patch")
+    assert result.binary_files == ["data/blob.bin"]
+    apply_patch(copy, result.patch_path)
+    assert tree_state(copy) == tree_state(ws)
+
+
+def test_empty_directory(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    baseline = record_baseline(ws, tmp_path / "state")
+    assert write_diff(baseline, tmp_path / "d.patch").changed is False
+    write(ws, "first.txt", "x\n")
+    assert write_diff(baseline, tmp_path / "d2.patch").files == ["first.txt"]
