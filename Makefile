@@ -40,7 +40,7 @@ pytest: bootstrap
 test: bootstrap lint typecheck pytest
 
 demo: bootstrap
-	$(RUN) python -m holon_core.demo
+	$(RUN) python examples/demo.py
 
 bench: bootstrap
 	$(RUN) python -m bench
