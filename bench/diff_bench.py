@@ -53,7 +53,8 @@ def make_repo(root: Path, files: int, dirs: int = 40) -> list[str]:
     (root / ".gitignore").write_text("*.log\n")
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "generated")
+    git(root, "-c", "gc.auto=0", "commit", "-q", "-m", "generated")
+    git(root, "gc", "-q")  # packed, like a real repo (and no background gc racing the copy)
     return paths
 
 
