@@ -88,6 +88,8 @@ class Progress:
     def event(self, event: dict[str, Any], elapsed: float) -> None:
         if event.get("type") == "phase":
             self.phase = str(event.get("text"))
+        elif event.get("type") == "session":
+            self.phase = "engine running"
         elif event.get("type") == "tool_call":
             self.tools += 1
         line = describe(event)

@@ -171,7 +171,7 @@ def test_live_status_line_on_a_terminal(tmp_path: Path) -> None:
                           encoding="utf-8", timeout=60)  # fmt: skip
     try:
         child.expect(r"\[ *[\d.]+s\] tool write a\.txt")
-        child.expect(r"\r\x1b\[K[|/\\-] +[\d.]+s  launch  1 tool call")
+        child.expect(r"\r\x1b\[K[|/\\-] +[\d.]+s  engine running  1 tool call")
         child.expect("holon run: success")
         child.expect(pexpect.EOF)
     finally:
