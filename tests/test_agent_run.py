@@ -120,7 +120,11 @@ def test_secret_in_workspace_changes_needs_human(tmp_path, assert_valid_manifest
 
 
 def test_sigterm_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manifest):
-    steps = [{"run": "setsid sleep 317 & echo started"}, {"say": "waiting"}, {"sleep": 60}]
+    steps = [
+        {"run": "setsid sleep 317 >/dev/null 2>&1 & echo started"},
+        {"say": "waiting"},
+        {"sleep": 60},
+    ]
     task = make_task(tmp_path, replay=steps)
     argv = [
         sys.executable,

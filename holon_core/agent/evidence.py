@@ -2,19 +2,16 @@
 
 - ``events.ndjson``: holon's normalized events (phases included)
 - ``engine.stdout.log`` / ``engine.stderr.log``: the engine's raw output
-- ``execution.log``: structlog JSON lines (run, engine and phase bound)
+- ``execution.log``: structlog JSON lines (see :mod:`holon_core.agent.runlog`)
 """
 
 from __future__ import annotations
 
 import json
-import sys
+import threading
 import time
-from collections.abc import MutableMapping
 from pathlib import Path
 from typing import IO, Any
-
-import structlog
 
 from holon_core.events import Event
 from holon_core.redact import Redactor
@@ -30,7 +27,7 @@ class Evidence:
         self.started = started
         self._seq = 0
         self._files: dict[str, IO[str]] = {}
-        self.events: list[Event] = []
+        self._lock = threading.Lock()  # the run log may write from its attach thread
 
     def _file(self, name: str) -> IO[str]:
         handle = self._files.get(name)
@@ -40,13 +37,14 @@ class Evidence:
         return handle
 
     def write_line(self, name: str, line: str) -> None:
-        self._file(name).write(self.redact(line) + "\n")
+        text = self.redact(line) + "\n"
+        with self._lock:
+            self._file(name).write(text)
 
     def event(self, event: Event) -> Event:
         self._seq += 1
         event.seq = self._seq
         event.ts = time.monotonic() - self.started
-        self.events.append(event)
         self.write_line("events.ndjson", event.to_json())
         return event
 
@@ -58,38 +56,7 @@ class Evidence:
         path.write_text(self.redact(json.dumps(payload, indent=2, default=str)) + "\n", "utf-8")
 
     def close(self) -> None:
-        for handle in self._files.values():
-            handle.close()
-        self._files.clear()
-
-
-def configure_logging(evidence: Evidence | None, *, run_id: str, engine: str) -> Any:
-    """A structlog logger writing JSON into evidence and short lines to stderr."""
-    redact = evidence.redact if evidence else Redactor()
-
-    def to_sinks(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> str:
-        line = json.dumps(event_dict, default=str)
-        if evidence is not None:
-            evidence.write_line("execution.log", line)
-        human = " ".join(
-            f"{k}={v}"
-            for k, v in event_dict.items()
-            if k not in ("event", "timestamp", "level", "run", "engine")
-        )
-        level = event_dict.get("level", "info")
-        prefix = "holon" if level == "info" else f"holon {level}"
-        sys.stderr.write(
-            redact(f"[{prefix}] {event_dict.get('event', '')} {human}".rstrip()) + "\n"
-        )
-        return line
-
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            to_sinks,
-        ],
-        logger_factory=structlog.ReturnLoggerFactory(),
-        cache_logger_on_first_use=False,
-    )
-    return structlog.get_logger().bind(run=run_id, engine=engine)
+        with self._lock:
+            for handle in self._files.values():
+                handle.close()
+            self._files.clear()

@@ -23,19 +23,18 @@ from typing import Any
 
 from holon_core._version import __version__
 from holon_core.adapter import EngineAdapter, EngineReport, RunContext
-from holon_core.agent.evidence import Evidence, configure_logging
+from holon_core.agent.evidence import Evidence
 from holon_core.agent.output_dir import prepare_output
 from holon_core.agent.paths import AgentPaths, output_writable
 from holon_core.agent.preflight import run_preflight
 from holon_core.agent.prompt import compile_prompt
+from holon_core.agent.runlog import RunLog
 from holon_core.agent.select import select_engine
 from holon_core.agent.summary import ensure_summary
 from holon_core.capability import capability_warnings
+from holon_core.durations import format_duration
 from holon_core.errors import HolonError
 from holon_core.events import Event
-from holon_core.manifest_writer import inventory, merge_skill_manifest, read_skill_manifest
-from holon_core.manifest_writer import write_manifest as write_manifest_file
-from holon_core.models.manifest import format_duration
 from holon_core.models.spec import Spec
 from holon_core.outcome import Decision, Signals, decide
 from holon_core.plugins import HolonPlugins, load_plugins
@@ -68,8 +67,8 @@ class _Run:
     started: float
     cancel: threading.Event
     redact: Redactor
-    evidence: Evidence | None = None
-    log: Any = None
+    evidence: Evidence
+    log: RunLog
     engine: EngineAdapter | None = None
     plugins: HolonPlugins | None = None
     spec: Spec | None = None
@@ -100,11 +99,12 @@ def run_agent(
             file=sys.stderr,
         )
         return 1
-    run = _Run(paths, env, started, cancel, Redactor(secret_values(env)))
-    run.preexisting = prepare_output(paths.output)
-    run.evidence = Evidence(paths.output, run.redact, started=started)
+    redact = Redactor(secret_values(env))
+    preexisting = prepare_output(paths.output)
+    evidence = Evidence(paths.output, redact, started=started)
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
-    run.log = configure_logging(run.evidence, run_id=run_id, engine=options.engine or "?")
+    log = RunLog(evidence, run=run_id, engine=options.engine or "?")
+    run = _Run(paths, env, started, cancel, redact, evidence, log, preexisting=preexisting)
     try:
         decision = _pipeline(run, options, run_id)
     except HolonError as exc:
@@ -125,7 +125,6 @@ def _pipeline(run: _Run, options: AgentOptions, run_id: str) -> Decision:
 def _prepare(run: _Run, options: AgentOptions, run_id: str) -> RunContext:
     """Steps 1-6: everything up to the launch; nothing here starts the engine."""
     ev, paths = run.evidence, run.paths
-    assert ev is not None
     ev.phase("load")
     run.plugins = load_plugins(run.env)
     from holon_core.spec_loader import load_spec
@@ -136,7 +135,7 @@ def _prepare(run: _Run, options: AgentOptions, run_id: str) -> RunContext:
         run.log.warning("spec", detail=warning)
     engine = select_engine(run.plugins, options.engine, run.env, spec)
     run.engine = engine
-    run.log = run.log.bind(engine=engine.name)
+    run.log.bind(engine=engine.name)
     run.redact = Redactor(secret_values(run.env, engine.credential_env))
     ev.redact = run.redact
 
@@ -188,7 +187,7 @@ def _prepare(run: _Run, options: AgentOptions, run_id: str) -> RunContext:
 def _execute(run: _Run, context: RunContext) -> None:
     """Steps 7-8: launch under the supervisor, streaming events into evidence."""
     ev, spec = run.evidence, context.spec
-    assert ev is not None and run.plugins is not None
+    assert run.plugins is not None
     ev.phase("launch")
     plan = run.plugins.launch(context)
     parser = run.plugins.event_parser(context)
@@ -210,6 +209,7 @@ def _execute(run: _Run, context: RunContext) -> None:
 
     model = context.model or "default"
     run.log.info("engine started", argv0=Path(plan.argv[0]).name, model=model)
+    warm_up = threading.Thread(target=_warm_up, args=(run.log,), name="holon-warm-up", daemon=True)
     run.process = supervise(
         plan,
         on_stdout=on_stdout,
@@ -218,6 +218,7 @@ def _execute(run: _Run, context: RunContext) -> None:
         silence_timeout=silence,
         cancel=run.cancel,
         should_abort=lambda: parser.report.abort_reason,
+        on_start=lambda _pid: warm_up.start(),
     )
     run.report = parser.finish(run.process.exit_code)
     proc = run.process
@@ -228,7 +229,7 @@ def _execute(run: _Run, context: RunContext) -> None:
 def _judge(run: _Run, context: RunContext) -> Decision:
     """Steps 9-10: artifacts, then the outcome rule."""
     ev, paths, spec, proc = run.evidence, run.paths, context.spec, run.process
-    assert ev is not None and run.baseline is not None and proc is not None
+    assert run.baseline is not None and proc is not None
     wall, silence = run.timeouts
     ev.phase("artifacts")
     diff = write_diff(run.baseline, paths.output / "diff.patch")
@@ -258,8 +259,11 @@ def _judge(run: _Run, context: RunContext) -> Decision:
 
 def _finish(run: _Run, decision: Decision) -> int:
     """Summary, manifest and exit code — on every path."""
+    from holon_core.manifest_writer import inventory, merge_skill_manifest, read_skill_manifest
+    from holon_core.manifest_writer import write_manifest as write_manifest_file
+
+    run.log.attach()
     ev = run.evidence
-    assert ev is not None
     try:
         ev.phase("manifest", outcome=decision.outcome, reason=decision.reason)
         duration = time.monotonic() - run.started
@@ -418,6 +422,12 @@ def _make_run_dir(run: _Run, run_id: str) -> Path:
 def _cleanup(run: _Run) -> None:
     if run.run_dir is not None and run.env.get("HOLON_KEEP_RUN_DIR") != "1":
         shutil.rmtree(run.run_dir, ignore_errors=True)
+
+
+def _warm_up(log: RunLog) -> None:
+    """Imports needed only after the engine ends, done while it runs (see runlog.py)."""
+    log.attach()
+    import holon_core.manifest_writer  # noqa: F401  (builds the Manifest model)
 
 
 def _env_float(env: Mapping[str, str], name: str, default: float) -> float:

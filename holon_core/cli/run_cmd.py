@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from holon_core.durations import parse_duration
 from holon_core.errors import InputError
-from holon_core.models.spec import parse_duration
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

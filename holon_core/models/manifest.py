@@ -158,9 +158,5 @@ class Manifest(_Open):
         return self.model_dump_json(indent=2, exclude_none=True) + "\n"
 
 
-def format_duration(seconds: float) -> str:
-    return f"{max(seconds, 0.0):.1f}s"
-
-
 def manifest_schema() -> dict[str, Any]:
     return Manifest.model_json_schema()
