@@ -180,6 +180,17 @@ class EngineAdapter(ABC):
     passthrough_env: ClassVar[tuple[str, ...]] = ()
     #: Inclusive (min, max) major.minor versions we support, or None for any.
     supported_versions: ClassVar[tuple[str, str] | None] = None
+    #: The model wire API the engine speaks ("anthropic-messages", "openai-responses",
+    #: "gemini-generate-content"), or None for an engine that calls no model API.
+    model_api: ClassVar[str | None] = None
+
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        """Variables pointing the engine at the model server ``base_url`` (plus a fake key).
+
+        The conformance suite uses it to run any adapter offline against its scripted
+        server. The default, ``{}``, means "this adapter cannot be pointed at an endpoint".
+        """
+        return {}
 
     # -- preflight ------------------------------------------------------------------------
     @property

@@ -2,7 +2,8 @@
 
 Plugins (built-ins included) load from the entry-point group ``holon``. Operator knobs:
 ``HOLON_LOAD_PLUGINS`` (comma-separated allowlist; empty means built-ins only) and
-``HOLON_DISABLE_PLUGINS`` (blocklist).
+``HOLON_DISABLE_PLUGINS`` (blocklist) and ``HOLON_PLUGINS`` (extra plugin modules by import
+path, like ``pytest -p``: how the conformance suite loads its deliberately broken adapters).
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ class HolonPlugins:
         for name, module in BUILTIN_PLUGINS.items():  # running from a tree without metadata
             if name not in seen and name not in block:
                 self.register(importlib.import_module(module), name)
+        for module in sorted(_names(env.get("HOLON_PLUGINS")) or ()):
+            if module not in block and self.pm.get_plugin(module) is None:
+                self._register_module(module)
         self.check_pending()
         self.collect_engines()
         return self
@@ -92,6 +96,16 @@ class HolonPlugins:
             ) from exc
         self.register(plugin, ep.name)
         self._dists[ep.name] = (dist.name, dist.version) if dist else (None, None)
+
+    def _register_module(self, module: str) -> None:
+        try:
+            plugin = importlib.import_module(module)
+        except Exception as exc:
+            raise PluginError(
+                f'error importing holon plugin module "{module}" (from HOLON_PLUGINS): {exc}',
+                hint="check the import path in HOLON_PLUGINS, or unset it",
+            ) from exc
+        self.register(plugin, module)
 
     def register(self, plugin: object, name: str) -> None:
         try:

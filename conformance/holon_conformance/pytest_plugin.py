@@ -1,4 +1,5 @@
-"""pytest plugin ``holon-conformance``: scripted provider, engine binaries, homes, leak checks.
+"""pytest plugin ``holon-conformance``: scripted provider, engine binaries, homes, leak checks,
+and the RFC-0002 conformance suite's hooks (``--holon-adapter``; see ``suite/plugin.py``).
 
 Registered as a ``pytest11`` entry point, so every test session loads it: imports of the
 provider and of holon_core happen inside the fixtures to keep this module cheap.
@@ -10,6 +11,20 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from holon_conformance.suite.plugin import (  # noqa: F401  (hooks and fixture re-exported)
+    holon_adapter_name,
+    holon_target,
+    pytest_addoption,
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_generate_tests,
+    pytest_load_initial_conftests,
+    pytest_runtest_makereport,
+    pytest_runtest_setup,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path

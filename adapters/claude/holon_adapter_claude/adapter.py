@@ -48,8 +48,13 @@ class ClaudeAdapter(EngineAdapter):
         "CLAUDE_CODE_OAUTH_TOKEN",
     )
     passthrough_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_BASE_URL",)
+    model_api: ClassVar[str | None] = "anthropic-messages"
     #: Tested against 2.1.x; the stream-json fields we read appeared in 2.0.
     supported_versions: ClassVar[tuple[str, str] | None] = ("2.0", "2.1")
+
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        """``ANTHROPIC_BASE_URL`` (no ``/v1``: the CLI appends it) and a fake API key."""
+        return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "sk-holon-fake-0000"}
 
     def version_of(self, binary: Path) -> str | None:
         """Read from the npm package when possible: starting the engine costs ~0.1 s."""

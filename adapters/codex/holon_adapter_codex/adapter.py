@@ -43,7 +43,12 @@ class CodexAdapter(EngineAdapter):
     credential_env = KEY_VARIABLES
     #: Honoured by writing it into the run's provider config (and passed through as is).
     passthrough_env = ("OPENAI_BASE_URL",)
+    model_api = "openai-responses"
     supported_versions = ("0.169", "0.169")
+
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        """``OPENAI_BASE_URL`` with ``/v1`` (written into the run's provider config) and a key."""
+        return {"OPENAI_BASE_URL": f"{base_url}/v1", "OPENAI_API_KEY": "sk-holon-fake-0000"}
 
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         checks = super().preflight(env)

@@ -49,7 +49,12 @@ class GeminiAdapter(EngineAdapter):
     )
     credential_env: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     passthrough_env: ClassVar[tuple[str, ...]] = ("GOOGLE_GEMINI_BASE_URL",)
+    model_api: ClassVar[str | None] = "gemini-generate-content"
     supported_versions: ClassVar[tuple[str, str] | None] = ("0.61", "0.61")
+
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        """``GOOGLE_GEMINI_BASE_URL`` (the CLI adds ``/v1beta``) and a fake API key."""
+        return {"GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_API_KEY": "sk-holon-fake-0000"}
 
     def version_of(self, binary: Path) -> str | None:
         """Read the installed package's version: ``gemini --version`` costs ~0.7 s of node start."""

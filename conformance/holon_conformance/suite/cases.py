@@ -1,0 +1,89 @@
+"""The scenarios the suite runs, each as a provider script *and* an equivalent replay script.
+
+Every adapter gets both: an engine that talks to a model API is pointed at the scripted
+provider (``endpoint_env``); an offline engine such as ``replay`` reads the replay script from
+``HOLON_REPLAY_SCRIPT``. Either way the engine does the same observable things.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Committed in the workspace before every run; the success case rewrites it.
+OLD_BLOB = b"\x00\x01holon-before\xff\n"
+NEW_BLOB = b"\x00\x02holon\xfe\n"
+HELLO = "hello from holon\n"
+#: Files in the input dir: every one of them must be byte-identical after any run.
+CONTEXT = {"issue.md": "Please add hello.txt.\n"}
+WORKSPACE = {"README.md": "conformance workspace\n", "data.bin": OLD_BLOB}
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    turns: list[dict[str, Any]]
+    replay: list[dict[str, Any]]
+    spec_extra: dict[str, Any] = field(default_factory=dict)
+    #: Extra holon-agent arguments (``--probe``).
+    args: tuple[str, ...] = ()
+    #: Drop the adapter's credential variables from the environment.
+    no_credentials: bool = False
+    #: Remove spec.yaml from the input dir (probe must notice).
+    no_spec: bool = False
+    #: Point --output at a regular file (probe must notice it is not writable).
+    output_is_file: bool = False
+    #: Run under a pseudo-terminal with pexpect instead of pipes.
+    pty: bool = False
+
+
+_SHELL_BLOB = "printf '\\000\\002holon\\376\\n' > data.bin && cat hello.txt"
+_SUCCESS_TURNS: list[dict[str, Any]] = [
+    {"say": "I will create hello.txt.", "write_file": {"path": "hello.txt", "content": HELLO}},
+    {"run_shell": {"command": _SHELL_BLOB}},
+    {"final": {"text": "Created hello.txt and rewrote data.bin."}},
+]
+_SUCCESS_REPLAY: list[dict[str, Any]] = [
+    {"say": "I will create hello.txt."},
+    {"write": {"path": "hello.txt", "content": HELLO}},
+    {"write": {"path": "data.bin", "base64": base64.b64encode(NEW_BLOB).decode()}},
+    {"run": "cat hello.txt"},
+    {"say": "Created hello.txt and rewrote data.bin."},
+    {"outcome": "success"},
+]
+#: v0.1 style: the spec asks for diff.patch and summary.md explicitly.
+_V01_ARTIFACTS = {
+    "output": {
+        "artifacts": [
+            {"path": "diff.patch", "required": True},
+            {"path": "summary.md", "required": True},
+        ]
+    }
+}
+_FINAL_TURNS: list[dict[str, Any]] = [{"final": {"text": "Nothing to do."}}]
+_FINAL_REPLAY: list[dict[str, Any]] = [{"say": "Nothing to do."}, {"outcome": "success"}]
+
+CASES: dict[str, Case] = {
+    case.name: case
+    for case in (
+        Case("success", _SUCCESS_TURNS, _SUCCESS_REPLAY, _V01_ARTIFACTS),
+        Case("success-pty", _SUCCESS_TURNS, _SUCCESS_REPLAY, _V01_ARTIFACTS, pty=True),
+        # The model API refuses the key: the run must fail (exit 1, outcome failure).
+        Case(
+            "failure",
+            [{"error": {"status": 401, "message": "invalid x-api-key"}}, *_FINAL_TURNS],
+            [{"say": "The task cannot be done."}, {"outcome": "failure"}],
+        ),
+        Case(
+            "missing-artifact",
+            _FINAL_TURNS,
+            _FINAL_REPLAY,
+            {"output": {"artifacts": [{"path": "report.json", "required": True}]}},
+        ),
+        Case("no-credentials", _FINAL_TURNS, _FINAL_REPLAY, no_credentials=True),
+        Case("probe", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",)),
+        Case("probe-no-spec", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",), no_spec=True),
+        Case("probe-bad-output", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",), output_is_file=True),
+    )
+}

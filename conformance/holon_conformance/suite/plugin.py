@@ -1,0 +1,261 @@
+"""The pytest side of the suite: options, adapter parametrization, outcomes, matrix, report.
+
+Loaded through the ``holon-conformance`` pytest11 entry point and inert unless a test uses
+the ``holon_target`` fixture: ``--holon-adapter NAME`` (repeatable, ``all``) selects adapters
+for classes without ``adapter_name``; with no test path given, the packaged RFC-0002 suite
+module is collected.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from holon_conformance.suite.harness import Target
+    from holon_conformance.suite.report import Collected
+    from holon_core.plugins import HolonPlugins
+
+SUITE_MODULE = Path(__file__).with_name("run_rfc0002.py")
+PARAM = "holon_adapter_name"
+_collected_key = pytest.StashKey["Collected"]()
+_targets_key = pytest.StashKey[dict[str, "Target"]]()
+_plugins_key = pytest.StashKey["HolonPlugins"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("holon", "holon conformance (RFC-0002)")
+    group.addoption(
+        "--holon-adapter",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="certify this adapter (repeatable; 'all' = every installed adapter)",
+    )
+    group.addoption("--holon-report", metavar="PATH", help="write the JSON report here")
+    group.addoption(
+        "--holon-level",
+        choices=("must", "should"),
+        default="must",
+        help="lowest level whose failures fail the test run (default: must; SHOULD -> WARN)",
+    )
+
+
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> None:
+    """``pytest --holon-adapter X`` with no test path runs the packaged suite module."""
+    known = early_config.known_args_namespace
+    if getattr(known, "holon_adapter", None) and not getattr(known, "file_or_dir", None):
+        args.append(str(SUITE_MODULE))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "holon_req(*ids): RFC requirement ids a test checks")
+    config.addinivalue_line("markers", "holon_cap(name): adapter capability the test needs")
+
+
+def _plugins(config: pytest.Config) -> HolonPlugins:
+    if _plugins_key not in config.stash:
+        from holon_core.plugins import load_plugins
+
+        config.stash[_plugins_key] = load_plugins()
+    return config.stash[_plugins_key]
+
+
+def _collected(config: pytest.Config) -> Collected:
+    if _collected_key not in config.stash:
+        from holon_conformance.suite.registry import load_registry
+        from holon_conformance.suite.report import Collected
+
+        level = config.getoption("holon_level") or "must"
+        config.stash[_collected_key] = Collected(load_registry(), level)
+    return config.stash[_collected_key]
+
+
+def selected_adapters(config: pytest.Config) -> list[str]:
+    names: list[str] = []
+    for raw in config.getoption("holon_adapter") or []:
+        for name in (part.strip() for part in raw.split(",")):
+            if name == "all":
+                names += _plugins(config).engine_names()
+            elif name:
+                names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if PARAM not in metafunc.fixturenames:
+        return
+    fixed = getattr(metafunc.cls, "adapter_name", None)
+    names = [fixed] if fixed else selected_adapters(metafunc.config)
+    if names:
+        metafunc.parametrize(PARAM, names, ids=names, scope="session")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Drop suite tests no adapter was selected for; tag the rest for JUnit."""
+    from holon_conformance.suite.registry import load_registry
+
+    registry = load_registry()
+    keep, drop = [], []
+    for item in items:
+        if PARAM in getattr(item, "fixturenames", ()) and PARAM not in _params(item):
+            drop.append(item)
+            continue
+        keep.append(item)
+        for mark in item.iter_markers("holon_req"):
+            for req_id in mark.args:
+                if req_id not in registry.requirements:
+                    raise pytest.UsageError(f"{item.nodeid}: unknown requirement id {req_id}")
+                item.user_properties.append(("holon_req", req_id))
+                item.user_properties.append(("holon_level", registry.get(req_id).level))
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def _params(item: pytest.Item) -> dict[str, Any]:
+    callspec = getattr(item, "callspec", None)
+    return dict(callspec.params) if callspec is not None else {}
+
+
+@pytest.fixture(scope="session")
+def holon_adapter_name() -> str:
+    """Overridden by parametrization (``--holon-adapter`` or a class's ``adapter_name``)."""
+    pytest.fail("no adapter selected: pass --holon-adapter NAME or set adapter_name")
+
+
+@pytest.fixture(scope="session")
+def holon_target(
+    request: pytest.FixtureRequest, holon_adapter_name: str
+) -> Generator[Target, None, None]:
+    """The adapter under test (cached per name); untestable adapters FAIL, never skip."""
+    from holon_conformance.suite.harness import Target
+
+    config = request.config
+    name = holon_adapter_name
+    targets = config.stash.setdefault(_targets_key, {})
+    if name not in targets:
+        try:
+            plugins = _plugins(config)
+            targets[name] = Target(name, plugins, Path(tempfile.mkdtemp(prefix="holon-conf-")))
+        except Exception as exc:  # unknown adapter, plugin error: the adapter is not testable
+            pytest.fail(f"adapter {name!r} cannot be loaded: {exc}")
+        _describe(config, targets[name])
+    target = targets[name]
+    why = target.untestable()
+    if why:
+        pytest.fail(f"untestable: {why}")
+    yield target
+
+
+def _describe(config: pytest.Config, target: Target) -> None:
+    from holon_conformance.suite.report import AdapterInfo
+
+    dist, version = target.distribution
+    _collected(config).adapters[target.name] = AdapterInfo(
+        name=target.name,
+        distribution=dist or target.adapter.distribution,
+        version=version,
+        engine_version=target.engine_version,
+        capabilities=target.adapter.capabilities.as_dict(),
+        model_api=target.adapter.model_api,
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """N/A when the adapter does not declare the capability a requirement needs."""
+    name = _params(item).get(PARAM)
+    if name is None:
+        return
+    for mark in item.iter_markers("holon_cap"):
+        try:
+            engine = _plugins(item.config).get_engine(name)
+        except Exception:
+            return  # holon_target reports it as a failure
+        capability = str(mark.args[0])
+        if capability not in engine.capabilities.as_dict():
+            pytest.fail(f"unknown capability {capability!r} required by {item.nodeid}")
+        if not getattr(engine.capabilities, capability):
+            pytest.skip(f"N/A: adapter {name} does not declare capability {capability}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    name = _params(item).get(PARAM)
+    req_ids = [str(a) for mark in item.iter_markers("holon_req") for a in mark.args]
+    if name is None or not req_ids:
+        return report
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        _record(item, report, str(name), req_ids)
+    return report
+
+
+def _record(item: pytest.Item, report: pytest.TestReport, name: str, req_ids: list[str]) -> None:
+    from holon_conformance.suite.registry import THRESHOLDS
+    from holon_conformance.suite.report import Result, outcome_for
+
+    data = _collected(item.config)
+    if name not in data.adapters:
+        from holon_conformance.suite.report import AdapterInfo
+
+        data.adapters[name] = AdapterInfo(name=name)
+    message = "" if report.passed else _message(report)
+    gating = THRESHOLDS[data.level]
+    fails_run = False
+    for req_id in req_ids:
+        req = data.registry.get(req_id)
+        if report.skipped:
+            outcome = "N/A"
+        else:
+            outcome = outcome_for(req, report.passed)
+            fails_run |= report.failed and req.level in gating
+        data.add(name, req_id, Result(outcome, item.nodeid, message))
+    if report.failed and not fails_run:
+        # Below the threshold (SHOULD at level must, any MAY): WARN/absent, not a failed test.
+        report.outcome = "passed"
+        item.user_properties.append(("holon_warning", message[:500]))
+
+
+def _message(report: pytest.TestReport) -> str:
+    if report.skipped and isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2])
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return str(crash.message) if crash is not None else str(report.longrepr)[-500:]
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if _collected_key not in config.stash or not config.stash[_collected_key].adapters:
+        return
+    from holon_conformance.suite.report import failures, render_matrix
+
+    data = config.stash[_collected_key]
+    terminalreporter.section("holon conformance")
+    for line in render_matrix(data):
+        terminalreporter.write_line(line)
+    problems = failures(data)
+    if problems:
+        terminalreporter.write_line("")
+        for line in problems:
+            terminalreporter.write_line(line)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    for target in config.stash.get(_targets_key, {}).values():
+        shutil.rmtree(target.workdir, ignore_errors=True)
+    path = config.getoption("holon_report", None)
+    if path and _collected_key in config.stash:
+        from holon_conformance import __version__
+        from holon_conformance.suite.report import write_json
+
+        write_json(config.stash[_collected_key], Path(path), __version__)
