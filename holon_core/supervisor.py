@@ -171,7 +171,7 @@ class _Run:
             if reason is not None:
                 self.teardown()
                 return "aborted", reason
-            if self.poll():
+            if self.poll() or (not self.open_streams and self._await_exit(_TICK)):
                 return "exit", None
             now = time.monotonic()
             if now >= next_sample:
@@ -199,6 +199,8 @@ class _Run:
                 return None
             if text is None:
                 self.open_streams -= 1
+                if not self.open_streams:  # both pipes closed: the engine is exiting now
+                    return None
             else:
                 self.last_line = time.monotonic()
                 self.callbacks[kind](text)
@@ -221,6 +223,15 @@ class _Run:
         # Tell Popen the child is gone so it never waits on a possibly reused pid.
         self.proc.returncode = self.exit_code if self.exit_code is not None else -1
         return True
+
+    def _await_exit(self, limit: float) -> bool:
+        """After EOF the exit follows within milliseconds; notice it without a full tick."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if self.poll():
+                return True
+            time.sleep(0.002)
+        return False
 
     # -- stopping ----------------------------------------------------------------------------
     def teardown(self) -> None:
