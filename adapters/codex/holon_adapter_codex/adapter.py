@@ -21,6 +21,7 @@ from holon_core.staging import copy_skills
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from pathlib import Path
 
     from holon_core.skills import ResolvedSkill
 
@@ -49,6 +50,13 @@ class CodexAdapter(EngineAdapter):
     def endpoint_env(self, base_url: str) -> dict[str, str]:
         """``OPENAI_BASE_URL`` with ``/v1`` (written into the run's provider config) and a key."""
         return {"OPENAI_BASE_URL": f"{base_url}/v1", "OPENAI_API_KEY": "sk-holon-fake-0000"}
+
+    def version_of(self, binary: Path) -> str | None:
+        """From the npm package: ``codex --version`` creates ``$HOME/.codex`` (a write outside
+        the output dir, caught by the conformance suite) and costs an engine start."""
+        from holon_core.engines import ENGINE_PACKAGES, _package_version
+
+        return _package_version(binary, ENGINE_PACKAGES["codex"][0]) or super().version_of(binary)
 
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         checks = super().preflight(env)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
+import warnings
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -71,9 +73,18 @@ class BaseInputs(_Base):
 class BaseOutputs(_Base):
     @req("RFC2-OUT-001", "RFC2-OUT-003")
     def test_writes_nothing_outside_the_output_dir(self, holon_target: Target) -> None:
-        found = {run.case: run.outside_writes for run in _all_runs(holon_target)}
-        bad = {case: paths[:8] for case, paths in found.items() if paths}
+        runs = _all_runs(holon_target)
+        bad = {run.case: run.outside_writes[:8] for run in runs if run.outside_writes}
         assert not bad, f"files written outside output/ and workspace/: {bad}"
+        in_tmp = sorted({path for run in runs for path in run.tmp_new})
+        if in_tmp and holon_target.strict_tmp:
+            pytest.fail(f"new entries in {tempfile.gettempdir()} during the runs: {in_tmp[:8]}")
+        if in_tmp:
+            warnings.warn(
+                f"new /tmp entries during {holon_target.name}'s runs (maybe other processes; "
+                f"--holon-strict-tmp makes them failures): {in_tmp[:8]}",
+                stacklevel=1,
+            )
 
     @req("RFC2-OUT-004")
     def test_manifest_on_success_failure_and_probe(self, holon_target: Target) -> None:

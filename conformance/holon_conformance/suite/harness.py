@@ -53,6 +53,8 @@ class RunRecord:
     prompt_seen: str | None = None
     input_changed: list[str] = field(default_factory=list)
     outside_writes: list[str] = field(default_factory=list)
+    #: New entries in the shared /tmp during the run: attributable only on a quiet machine.
+    tmp_new: list[str] = field(default_factory=list)
     refs_before: str = ""
     refs_after: str = ""
     leftovers: list[str] = field(default_factory=list)
@@ -75,6 +77,8 @@ class Target:
         self.runs: dict[str, RunRecord] = {}
         self.engine_version: str | None = None
         self.engine_error: str | None = None
+        #: Count new /tmp entries as violations (``--holon-strict-tmp``; CI containers).
+        self.strict_tmp = False
         self._locate_engine()
 
     def _locate_engine(self) -> None:
@@ -215,21 +219,23 @@ def run_case(target: Target, case: Case) -> RunRecord:
         k for k in set(before_inputs) | set(after_inputs) if before_inputs.get(k) != after_inputs.get(k)
     )
     record.refs_before, record.refs_after = refs_before, _refs(workspace)
-    record.outside_writes = _outside_writes(root, tmp_before, started)
+    record.outside_writes = _outside_writes(root)
+    record.tmp_new = [
+        path
+        for path, mtime in _tmp_entries().items()
+        if path not in tmp_before and mtime >= started - 1 and not path.startswith(str(root))
+    ]
     _read_manifest(record)
     return record
 
 
-def _outside_writes(root: Path, tmp_before: dict[str, float], started: float) -> list[str]:
-    """New files in the sentinel HOME/TMPDIR, beside the task dirs, and new ``/tmp`` entries."""
+def _outside_writes(root: Path) -> list[str]:
+    """New files in the sentinel HOME and TMPDIR, and beside the task's own directories."""
     found = [str(p) for d in ("home", "tmp") for p in sorted((root / d).rglob("*"))]
     expected = {"task", "home", "tmp", "replay.yaml"}
     found += [str(p) for p in sorted(root.iterdir()) if p.name not in expected]
     task_expected = {"input", "workspace", "output", "state"}
     found += [str(p) for p in sorted((root / "task").iterdir()) if p.name not in task_expected]
-    for path, mtime in _tmp_entries().items():
-        if path not in tmp_before and mtime >= started - 1 and not path.startswith(str(root)):
-            found.append(path)
     return found
 
 

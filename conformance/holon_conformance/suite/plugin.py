@@ -39,6 +39,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--holon-report", metavar="PATH", help="write the JSON report here")
     group.addoption(
+        "--holon-strict-tmp",
+        action="store_true",
+        help="fail on any new /tmp entry during a run (only honest on a quiet machine or in CI)",
+    )
+    group.addoption(
         "--holon-level",
         choices=("must", "should"),
         default="must",
@@ -149,6 +154,7 @@ def holon_target(
             pytest.fail(f"adapter {name!r} cannot be loaded: {exc}")
         _describe(config, targets[name])
     target = targets[name]
+    target.strict_tmp = bool(config.getoption("holon_strict_tmp", False))
     why = target.untestable()
     if why:
         pytest.fail(f"untestable: {why}")

@@ -90,7 +90,7 @@ def render_matrix(data: Collected) -> list[str]:
     names = list(data.adapters)
     if not names:
         return []
-    width = max(14, *(len(n) + 2 for n in names))
+    width = max(16, *(len(n) + 2 for n in names))
     reg = data.registry
     lines = [f"holon conformance  {reg.rfc} v{reg.version}  (level={data.level})"]
     lines.append(f"{'requirement':20}{'level':12}" + "".join(f"{n:{width}}" for n in names))
