@@ -10,6 +10,7 @@ This module stays free of pydantic so the probe path imports it cheaply.
 
 from __future__ import annotations
 
+import json
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -150,6 +151,29 @@ class EventParser(ABC):
     def finish(self, exit_code: int | None) -> EngineReport:
         """Called once after the engine exited; may read session logs to fill gaps."""
         return self.report
+
+
+class JsonLinesParser(EventParser):
+    """A parser for engines that print one JSON object per line (every CLI holon drives).
+
+    Blank lines are skipped, a line that is not JSON becomes an ``unparsed`` message event,
+    and each JSON object goes to :meth:`handle`.
+    """
+
+    def feed(self, line: str) -> list[Event]:
+        from holon_core.events import Event
+
+        if not line.strip():
+            return []
+        try:
+            raw = json.loads(line)
+        except ValueError:
+            return [Event(type="message", text=line, data={"unparsed": True})]
+        return self.handle(raw) if isinstance(raw, dict) else []
+
+    @abstractmethod
+    def handle(self, raw: dict[str, Any]) -> list[Event]:
+        """Turn one JSON object from the engine into events, updating ``self.report``."""
 
 
 class EngineAdapter(ABC):

@@ -8,7 +8,6 @@ ones in ``HOLON_REPLAY_PASS_ENV`` (comma-separated). It is the embedded default 
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -18,6 +17,7 @@ from holon_core.adapter import (
     Capabilities,
     EngineAdapter,
     EventParser,
+    JsonLinesParser,
     LaunchPlan,
     RunContext,
     base_env,
@@ -35,14 +35,8 @@ def replay_script_path(input_dir: Path, env: Mapping[str, str]) -> Path:
     return Path(override) if override else input_dir / "context" / "replay.yaml"
 
 
-class ReplayParser(EventParser):
-    def feed(self, line: str) -> list[Event]:
-        try:
-            raw = json.loads(line)
-        except ValueError:
-            return [Event(type="message", text=line, data={"unparsed": True})]
-        if not isinstance(raw, dict):
-            return []
+class ReplayParser(JsonLinesParser):
+    def handle(self, raw: dict[str, Any]) -> list[Event]:
         kind = raw.get("type")
         report = self.report
         if kind == "init":
@@ -62,7 +56,7 @@ class ReplayParser(EventParser):
             ok = raw.get("status") == "ok"
             if not ok:
                 report.tool_failures += 1
-            data = {k: raw[k] for k in ("exit_code", "output") if k in raw}
+            data: dict[str, Any] = {k: raw[k] for k in ("exit_code", "output") if k in raw}
             status: Literal["ok", "error"] = "ok" if ok else "error"
             return [Event(type="tool_result", tool_id=raw.get("id"), status=status, data=data)]
         if kind == "result":

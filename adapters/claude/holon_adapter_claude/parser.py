@@ -8,7 +8,6 @@ retries (minutes with its defaults).
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from holon_adapter_claude.messages import (
@@ -18,7 +17,7 @@ from holon_adapter_claude.messages import (
     reason_for_status,
     server_error,
 )
-from holon_core.adapter import EngineReport, EventParser
+from holon_core.adapter import EngineReport, JsonLinesParser
 from holon_core.events import Event
 
 #: Characters of tool output kept in an event; the full text stays in the engine transcript.
@@ -26,7 +25,7 @@ OUTPUT_PREVIEW = 2000
 AUTH_STATUSES = (401, 403)
 
 
-class ClaudeParser(EventParser):
+class ClaudeParser(JsonLinesParser):
     """Stateful: remembers tool names by id and the last retried HTTP status."""
 
     def __init__(self) -> None:
@@ -39,15 +38,7 @@ class ClaudeParser(EventParser):
         self._api_error_text: str | None = None
         self.report.extra["skills_used"] = []
 
-    def feed(self, line: str) -> list[Event]:
-        if not line.strip():
-            return []
-        try:
-            raw = json.loads(line)
-        except ValueError:
-            return [Event(type="message", text=line, data={"unparsed": True})]
-        if not isinstance(raw, dict):
-            return []
+    def handle(self, raw: dict[str, Any]) -> list[Event]:
         kind = raw.get("type")
         if kind == "system":
             return self._system(raw)

@@ -9,13 +9,12 @@ with growing pauses, whatever the retry caps say).
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
 from holon_adapter_codex.classify import is_network_wait, is_retry_notice, reason_for
 from holon_adapter_codex.rollout import find_rollout, read_rollout
-from holon_core.adapter import EngineReport, EventParser
+from holon_core.adapter import EngineReport, JsonLinesParser
 from holon_core.events import Event
 
 if TYPE_CHECKING:
@@ -36,7 +35,7 @@ _NOTICE = re.compile(r"^Reconnecting\.\.\. (?:\d+/\d+ )?\((.*)\)$", re.S)
 _STDIN_NOTICE = "Reading additional input from stdin"
 
 
-class CodexParser(EventParser):
+class CodexParser(JsonLinesParser):
     def __init__(self, codex_home: Path, base_url: str, max_steps: int | None = None) -> None:
         super().__init__()
         self.codex_home = codex_home
@@ -46,13 +45,7 @@ class CodexParser(EventParser):
         self._network_waits = 0
 
     # -- stdout -----------------------------------------------------------------------------
-    def feed(self, line: str) -> list[Event]:
-        try:
-            raw = json.loads(line)
-        except ValueError:
-            return [Event(type="message", text=line, data={"unparsed": True})] if line else []
-        if not isinstance(raw, dict):
-            return []
+    def handle(self, raw: dict[str, Any]) -> list[Event]:
         kind = raw.get("type")
         if kind != "error":
             self._network_waits = 0

@@ -10,11 +10,10 @@ failures surface only as an error message plus an exit code made from the HTTP s
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from holon_adapter_gemini.errors import decode
-from holon_core.adapter import EngineReport, EventParser
+from holon_core.adapter import EngineReport, JsonLinesParser
 from holon_core.events import Event
 
 SKILL_TOOL = "activate_skill"
@@ -26,7 +25,7 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-class GeminiParser(EventParser):
+class GeminiParser(JsonLinesParser):
     """One parser per run; ``feed`` is called for every stdout line in order."""
 
     def __init__(self, model: str | None = None) -> None:
@@ -40,15 +39,7 @@ class GeminiParser(EventParser):
         self._stderr_tail: list[str] = []
 
     # -- stdout --------------------------------------------------------------------------
-    def feed(self, line: str) -> list[Event]:
-        if not line.strip():
-            return []
-        try:
-            raw = json.loads(line)
-        except ValueError:
-            return [Event(type="message", text=line, data={"unparsed": True})]
-        if not isinstance(raw, dict):
-            return []
+    def handle(self, raw: dict[str, Any]) -> list[Event]:
         kind = raw.get("type")
         if kind == "init":
             return self._init(raw)
