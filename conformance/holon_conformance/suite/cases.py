@@ -16,8 +16,8 @@ OLD_BLOB = b"\x00\x01holon-before\xff\n"
 NEW_BLOB = b"\x00\x02holon\xfe\n"
 HELLO = "hello from holon\n"
 #: Files in the input dir: every one of them must be byte-identical after any run.
-CONTEXT = {"issue.md": "Please add hello.txt.\n"}
-WORKSPACE = {"README.md": "conformance workspace\n", "data.bin": OLD_BLOB}
+CONTEXT: dict[str, str] = {"issue.md": "Please add hello.txt.\n"}
+WORKSPACE: dict[str, str | bytes] = {"README.md": "conformance workspace\n", "data.bin": OLD_BLOB}
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,8 @@ CASES: dict[str, Case] = {
         Case("no-credentials", _FINAL_TURNS, _FINAL_REPLAY, no_credentials=True),
         Case("probe", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",)),
         Case("probe-no-spec", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",), no_spec=True),
-        Case("probe-bad-output", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",), output_is_file=True),
+        Case(
+            "probe-bad-output", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",), output_is_file=True
+        ),
     )
 }

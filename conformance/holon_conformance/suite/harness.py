@@ -205,18 +205,18 @@ def run_case(target: Target, case: Case) -> RunRecord:
         tmp_before = _tmp_entries()
         pids_before = descendant_pids()
         started = time.monotonic()
-        if case.pty:
-            record = _run_pty(case, argv, env, root)
-        else:
-            record = _run_pipes(case, argv, env, root)
+        run = _run_pty if case.pty else _run_pipes
+        record = run(case, argv, env, root)
         record.seconds = time.monotonic() - started
-        record.leftovers = leftovers(pids_before)
+        record.leftovers = leftovers(pids_before, grace=1.5)
         record.model_requests = len(provider.turn_requests())
     record.root, record.output_dir, record.workspace = root, output, workspace
     record.secrets = secrets
     after_inputs = _snapshot(input_dir)
     record.input_changed = sorted(
-        k for k in set(before_inputs) | set(after_inputs) if before_inputs.get(k) != after_inputs.get(k)
+        k
+        for k in set(before_inputs) | set(after_inputs)
+        if before_inputs.get(k) != after_inputs.get(k)
     )
     record.refs_before, record.refs_after = refs_before, _refs(workspace)
     record.outside_writes = _outside_writes(root)

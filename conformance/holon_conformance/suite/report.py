@@ -95,8 +95,8 @@ def render_matrix(data: Collected) -> list[str]:
     lines = [f"holon conformance  {reg.rfc} v{reg.version}  (level={data.level})"]
     lines.append(f"{'requirement':20}{'level':12}" + "".join(f"{n:{width}}" for n in names))
     for req in reg.tested():
-        cells = "".join(f"{data.row(n, req.id):{width}}" for n in names)
-        lines.append(f"{req.id:20}{req.level:12}{cells}")
+        row = "".join(f"{data.row(n, req.id):{width}}" for n in names)
+        lines.append(f"{req.id:20}{req.level:12}{row}")
     lines.append("-" * (32 + width * len(names)))
     for group in ("MUST", "SHOULD", "MAY"):
         cells = []

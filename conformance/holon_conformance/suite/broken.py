@@ -1,0 +1,149 @@
+"""Deliberately broken adapters: the suite's self-test (load with ``HOLON_PLUGINS``).
+
+``HOLON_PLUGINS=holon_conformance.suite.broken`` registers them next to the real ones; each
+is the built-in replay engine with exactly one contract violation, and :data:`TARGETS` says
+which requirement the suite must report FAIL for it. They are never loaded by default.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from holon_core.builtin.replay import ReplayEngine, ReplayParser
+from holon_core.events import Event
+from holon_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from holon_core.adapter import (
+        EngineAdapter,
+        EngineReport,
+        EventParser,
+        LaunchPlan,
+        RunContext,
+    )
+
+#: Broken adapter -> the requirement the suite must fail it on.
+TARGETS = {
+    "broken-writes-input": "RFC2-IN-001",
+    "broken-writes-home": "RFC2-OUT-003",
+    "broken-exit0-on-failure": "RFC2-EXIT-002",
+    "broken-leaves-daemon": "HOLON-PROC-001",
+    "broken-needs-tty": "RFC2-HEAD-001",
+    "broken-prompts": "RFC2-HEAD-002",
+    "broken-no-manifest": "RFC2-OUT-004",
+}
+
+
+class _Broken(ReplayEngine):
+    distribution = "holon-conformance"
+
+
+class WritesInput(_Broken):
+    """Leaves a scratch note in the read-only input dir."""
+
+    name = "broken-writes-input"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        (run.input_dir / "context" / "scratch.md").write_text("notes\n", encoding="utf-8")
+        return super().launch(run)
+
+
+class WritesHome(_Broken):
+    """Caches something in the operator's HOME instead of the run-local one."""
+
+    name = "broken-writes-home"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        home = Path(run.env.get("HOME", "~")).expanduser()
+        (home / ".broken-engine-cache").write_text("{}\n", encoding="utf-8")
+        return super().launch(run)
+
+
+class _SuccessParser(ReplayParser):
+    def feed(self, line: str) -> list[Event]:
+        try:
+            raw = json.loads(line)
+        except ValueError:
+            raw = None
+        if isinstance(raw, dict) and raw.get("type") == "result":
+            raw["outcome"] = "success"  # the bug: a failed run read as a success
+            line = json.dumps(raw)
+        return super().feed(line)
+
+
+class Exit0OnFailure(_Broken):
+    """Its parser calls every finished run a success, so failures exit 0."""
+
+    name = "broken-exit0-on-failure"
+
+    def event_parser(self, run: RunContext) -> EventParser:
+        return _SuccessParser()
+
+
+class LeavesDaemon(_Broken):
+    """Starts a helper daemon from the agent process, outside the supervisor, and forgets it."""
+
+    name = "broken-leaves-daemon"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        subprocess.Popen(
+            ["sleep", "300"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        return super().launch(run)
+
+
+class NeedsTty(_Broken):
+    """Its engine refuses to start without a terminal on stdin."""
+
+    name = "broken-needs-tty"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        plan = super().launch(run)
+        guard = '[ -t 0 ] || { echo "error: this engine needs a terminal" >&2; exit 1; }'
+        plan.argv = ["sh", "-c", f'{guard}; exec "$@"', "sh", *plan.argv]
+        return plan
+
+
+class Prompts(_Broken):
+    """Asks an onboarding question whenever it finds a terminal."""
+
+    name = "broken-prompts"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        if sys.stdin.isatty():
+            sys.stdout.write("Do you trust the files in this folder? [y/N] ")
+            sys.stdout.flush()
+            sys.stdin.readline()
+        return super().launch(run)
+
+
+class NoManifest(_Broken):
+    """Crashes while adding its metadata, so holon-agent never writes manifest.json."""
+
+    name = "broken-no-manifest"
+
+    def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
+        raise RuntimeError("broken adapter: metadata crashed")
+
+
+@hookimpl
+def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
+    for cls in (
+        WritesInput,
+        WritesHome,
+        Exit0OnFailure,
+        LeavesDaemon,
+        NeedsTty,
+        Prompts,
+        NoManifest,
+    ):
+        register(cls())

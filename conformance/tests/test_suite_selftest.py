@@ -1,0 +1,75 @@
+"""The suite tests itself: deliberately broken adapters must come out NOT CONFORMANT, each
+for the requirement it breaks, while the reference replay adapter stays CONFORMANT.
+
+One pytest subprocess runs the packaged suite against all of them (the real holon-agent,
+real processes), loaded with ``HOLON_PLUGINS`` exactly as a third-party plugin would be.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from holon_conformance.suite.broken import TARGETS
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("selftest")
+    path = out / "report.json"
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    argv += [f"--junitxml={out / 'junit.xml'}", f"--holon-report={path}"]
+    for name in ("replay", *TARGETS):
+        argv += ["--holon-adapter", name]
+    env = dict(os.environ, HOLON_PLUGINS="holon_conformance.suite.broken")
+    done = subprocess.run(
+        argv, cwd=out, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 1, f"broken adapters must fail the run:\n{done.stdout[-3000:]}"
+    assert "holon conformance" in done.stdout and "NOT CONFORMANT" in done.stdout
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    data["_junit"] = (out / "junit.xml").read_text(encoding="utf-8")
+    return data
+
+
+def _adapter(report: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(a for a in report["adapters"] if a["name"] == name)
+
+
+def _row(adapter: dict[str, Any], req_id: str) -> str:
+    return str(next(r["outcome"] for r in adapter["results"] if r["id"] == req_id))
+
+
+def test_report_header(report: dict[str, Any]) -> None:
+    assert report["schema_version"] == "1"
+    assert (report["rfc"], report["rfc_version"]) == ("RFC-0002", "0.2")
+    assert report["suite_version"] and report["requirements_digest"]
+    replay = _adapter(report, "replay")
+    assert replay["dist"] == "holon-core" and replay["capabilities"]["needs_credentials"] is False
+
+
+def test_reference_adapter_is_conformant(report: dict[str, Any]) -> None:
+    replay = _adapter(report, "replay")
+    assert replay["verdict"] == "CONFORMANT"
+    assert _row(replay, "RFC2-HEAD-003") == "N/A"  # replay needs no credentials
+    bad = [r["id"] for r in replay["results"] if r["outcome"] in ("FAIL", "WARN")]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize(("name", "req_id"), sorted(TARGETS.items()))
+def test_broken_adapter_fails_its_requirement(
+    report: dict[str, Any], name: str, req_id: str
+) -> None:
+    adapter = _adapter(report, name)
+    assert adapter["verdict"] == "NOT CONFORMANT"
+    assert _row(adapter, req_id) == "FAIL", adapter["results"]
+
+
+def test_junit_carries_requirement_properties(report: dict[str, Any]) -> None:
+    junit = report["_junit"]
+    assert '<property name="holon_req" value="RFC2-OUT-004"' in junit
+    assert '<property name="holon_level" value="MUST"' in junit
