@@ -3,7 +3,7 @@
 One requirement resolves to one outcome per adapter, most severe first: FAIL (a MUST broken,
 or untestable), WARN (a SHOULD broken), PASS; MAY rows read ``supported``/``absent``; N/A when
 the adapter does not declare the capability the requirement needs. CONFORMANT means no MUST
-row is FAIL; a skipped or unrun row never counts as a pass.
+row is FAIL and every MUST row ran (else INCOMPLETE); an unrun row never counts as a pass.
 """
 
 from __future__ import annotations
@@ -71,7 +71,10 @@ class Collected:
         rows = [self.row(adapter, r.id) for r in self.registry.tested() if r.binding]
         if all(row == "not run" for row in rows):
             return "NOT RUN"
-        return "NOT CONFORMANT" if "FAIL" in rows else "CONFORMANT"
+        if "FAIL" in rows:
+            return "NOT CONFORMANT"
+        # A MUST row that never ran is not a pass: a partial run certifies nothing.
+        return "INCOMPLETE" if "not run" in rows else "CONFORMANT"
 
     def counts(self, adapter: str) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {}
@@ -90,7 +93,7 @@ def render_matrix(data: Collected) -> list[str]:
     names = list(data.adapters)
     if not names:
         return []
-    width = max(16, *(len(n) + 2 for n in names))
+    width = max(18, *(len(n) + 2 for n in names))
     reg = data.registry
     lines = [f"holon conformance  {reg.rfc} v{reg.version}  (level={data.level})"]
     lines.append(f"{'requirement':20}{'level':12}" + "".join(f"{n:{width}}" for n in names))
@@ -101,10 +104,12 @@ def render_matrix(data: Collected) -> list[str]:
     for group in ("MUST", "SHOULD", "MAY"):
         cells = []
         for name in names:
-            c = data.counts(name).get(group, {"total": 0, "met": 0, "na": 0})
-            cell = f"{c['met']}/{c['total'] - c['na']}"
+            c = data.counts(name).get(group, {"total": 0, "met": 0, "na": 0, "not_run": 0})
+            cell = f"{c['met']}/{c['total'] - c['na'] - c['not_run']}"
             if c["na"]:
                 cell += f" ({c['na']} N/A)"
+            if c["not_run"]:
+                cell += f" ({c['not_run']} not run)"
             cells.append(f"{cell:{width}}")
         lines.append(f"{group:32}" + "".join(cells))
     lines.append(f"{'verdict':32}" + "".join(f"{data.verdict(n):{width}}" for n in names))
