@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 import time
 from typing import Any
 
 import psutil
 
-from holon_core.testing import make_task, run_agent
-from holon_core.testing.agent_run import agent_env, collect
+from holon_core.testing import finish_agent, make_task, run_agent, start_agent
 
 WRITE_AND_RUN: list[dict[str, Any]] = [
     {"say": "Writing hello.txt"},
@@ -126,24 +123,7 @@ def test_sigterm_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manif
         {"sleep": 60},
     ]
     task = make_task(tmp_path, replay=steps)
-    argv = [
-        sys.executable,
-        "-m",
-        "holon_core.agent",
-        "--engine",
-        "replay",
-        "--input",
-        str(task.input),
-        "--workspace",
-        str(task.workspace),
-        "--output",
-        str(task.output),
-        "--state",
-        str(task.state),
-    ]
-    proc = subprocess.Popen(
-        argv, env=agent_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    proc = start_agent(task)
     agent = psutil.Process(proc.pid)
     deadline = time.monotonic() + 30
     events = task.output / "evidence" / "events.ndjson"
@@ -154,9 +134,9 @@ def test_sigterm_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manif
     tree = agent.children(recursive=True)
     assert tree, "the engine should be running"
     proc.send_signal(signal.SIGTERM)
-    stdout, stderr = proc.communicate(timeout=30)
-    assert proc.returncode == 1
-    manifest = assert_valid_manifest(collect(task.output, 1, stdout, stderr).manifest)
+    result = finish_agent(task, proc, timeout=30)
+    assert result.exit_code == 1
+    manifest = assert_valid_manifest(result.manifest)
     assert manifest["metadata"]["reason"] == "cancelled"
     sleepers = [
         p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "317"]

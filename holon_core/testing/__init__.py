@@ -5,7 +5,22 @@
 
 from __future__ import annotations
 
-from holon_core.testing.agent_run import AgentResult, run_agent
+from holon_core.testing.agent_run import (
+    AgentResult,
+    finish_agent,
+    processes_under,
+    run_agent,
+    start_agent,
+)
 from holon_core.testing.task import Task, make_task, snapshot_tree
 
-__all__ = ["AgentResult", "Task", "make_task", "run_agent", "snapshot_tree"]
+__all__ = [
+    "AgentResult",
+    "Task",
+    "finish_agent",
+    "make_task",
+    "processes_under",
+    "run_agent",
+    "snapshot_tree",
+    "start_agent",
+]

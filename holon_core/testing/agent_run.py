@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 from holon_core.testing.task import Task
 
 #: Variables a test run inherits; everything else comes from the test's ``env``.
@@ -42,6 +44,15 @@ def agent_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return base
 
 
+def agent_argv(task: Task, engine: str | None = "replay", args: Sequence[str] = ()) -> list[str]:
+    """The ``holon-agent`` command line for ``task`` (the current interpreter's install)."""
+    argv = [sys.executable, "-m", "holon_core.agent"]
+    if engine is not None:
+        argv += ["--engine", engine]
+    argv += ["--input", str(task.input), "--workspace", str(task.workspace)]
+    return [*argv, "--output", str(task.output), "--state", str(task.state), *args]
+
+
 def run_agent(
     task: Task,
     engine: str | None = "replay",
@@ -50,13 +61,8 @@ def run_agent(
     args: Sequence[str] = (),
     timeout: float = 120.0,
 ) -> AgentResult:
-    argv = [sys.executable, "-m", "holon_core.agent"]
-    if engine is not None:
-        argv += ["--engine", engine]
-    argv += ["--input", str(task.input), "--workspace", str(task.workspace)]
-    argv += ["--output", str(task.output), "--state", str(task.state), *args]
     done = subprocess.run(
-        argv,
+        agent_argv(task, engine, args),
         env=agent_env(env),
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -65,6 +71,40 @@ def run_agent(
         check=False,
     )
     return collect(task.output, done.returncode, done.stdout, done.stderr)
+
+
+def start_agent(
+    task: Task,
+    engine: str | None = "replay",
+    *,
+    env: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
+) -> subprocess.Popen[bytes]:
+    """``holon-agent`` in the background, for tests that signal it mid-run."""
+    return subprocess.Popen(
+        agent_argv(task, engine, args),
+        env=agent_env(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def finish_agent(task: Task, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> AgentResult:
+    """Wait for a :func:`start_agent` process and collect what it left."""
+    out, err = proc.communicate(timeout=timeout)
+    return collect(task.output, proc.returncode, out.decode(), err.decode())
+
+
+def processes_under(root: Path) -> list[psutil.Process]:
+    """Live processes whose cwd is inside ``root``: an engine or tool a test left running."""
+    prefix = str(root.resolve())
+    found = []
+    for proc in psutil.process_iter(["pid", "cwd", "status"]):
+        cwd = proc.info.get("cwd")
+        if cwd and cwd.startswith(prefix) and proc.info.get("status") != psutil.STATUS_ZOMBIE:
+            found.append(proc)
+    return found
 
 
 def collect(output: Path, exit_code: int, stdout: str, stderr: str) -> AgentResult:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
@@ -17,7 +16,7 @@ from holon_adapter_claude import ClaudeAdapter
 from holon_conformance.provider import ScriptedProvider
 
 from holon_core.testing import AgentResult, Task, make_task, run_agent
-from holon_core.testing.agent_run import agent_env, collect
+from holon_core.testing.agent_run import agent_env, finish_agent, processes_under, start_agent
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
@@ -51,32 +50,10 @@ def run_claude(
 
 def start_claude(task: Task, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """``holon-agent --engine claude`` in the background (for signal tests)."""
-    argv = [sys.executable, "-m", "holon_core.agent", "--engine", "claude"]
-    argv += ["--input", str(task.input), "--workspace", str(task.workspace)]
-    argv += ["--output", str(task.output), "--state", str(task.state)]
-    return subprocess.Popen(
-        argv,
-        env=agent_env(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    return start_agent(task, "claude", env=env)
 
 
-def finish(task: Task, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> AgentResult:
-    out, err = proc.communicate(timeout=timeout)
-    return collect(task.output, proc.returncode, out.decode(), err.decode())
-
-
-def processes_under(root: Path) -> list[psutil.Process]:
-    """Live processes whose cwd is inside ``root`` (the engine and the tools it started)."""
-    found = []
-    prefix = str(root.resolve())
-    for proc in psutil.process_iter(["pid", "cwd", "status"]):
-        cwd = proc.info.get("cwd")
-        if cwd and cwd.startswith(prefix) and proc.info.get("status") != psutil.STATUS_ZOMBIE:
-            found.append(proc)
-    return found
+finish = finish_agent
 
 
 def running(root: Path, word: str) -> bool:

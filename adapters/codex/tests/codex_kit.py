@@ -4,14 +4,13 @@ tests directory has its own ``conftest``, so helpers are not imported from there
 from __future__ import annotations
 
 import subprocess
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from holon_conformance.provider import ScriptedProvider
 
 from holon_core.testing import AgentResult, Task, run_agent
-from holon_core.testing.agent_run import agent_env, collect
+from holon_core.testing.agent_run import finish_agent, start_agent
 
 MODEL = "gpt-5.5"
 Provider = Callable[[str], ScriptedProvider]
@@ -32,20 +31,9 @@ def run_codex(
     return run_agent(task, "codex", env=run_env(server, **extra), timeout=timeout)
 
 
-def start_codex(task: Task, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def start_codex(task: Task, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """``holon-agent --engine codex`` in the background (for signal tests)."""
-    argv = [sys.executable, "-m", "holon_core.agent", "--engine", "codex"]
-    argv += ["--input", str(task.input), "--workspace", str(task.workspace)]
-    argv += ["--output", str(task.output), "--state", str(task.state)]
-    return subprocess.Popen(
-        argv,
-        env=agent_env(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    return start_agent(task, "codex", env=env)
 
 
-def finish(task: Task, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> AgentResult:
-    out, err = proc.communicate(timeout=timeout)
-    return collect(task.output, proc.returncode, out.decode(), err.decode())
+finish = finish_agent

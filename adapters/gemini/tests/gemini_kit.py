@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 from holon_adapter_gemini import GeminiAdapter
 from holon_conformance.provider import ScriptedProvider, parse_scenario
 
 from holon_core.testing import AgentResult, Task, make_task, run_agent
-from holon_core.testing.agent_run import agent_env, collect
+from holon_core.testing.agent_run import agent_env, finish_agent, processes_under, start_agent
 
 MODEL = "gemini-test-model"
 
@@ -64,32 +62,10 @@ def run_gemini(
 
 def start_gemini(task: Task, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """``holon-agent --engine gemini`` in the background (for signal tests)."""
-    argv = [sys.executable, "-m", "holon_core.agent", "--engine", "gemini"]
-    argv += ["--input", str(task.input), "--workspace", str(task.workspace)]
-    argv += ["--output", str(task.output), "--state", str(task.state)]
-    return subprocess.Popen(
-        argv,
-        env=agent_env(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    return start_agent(task, "gemini", env=env)
 
 
-def finish(task: Task, proc: subprocess.Popen[bytes], timeout: float = 60.0) -> AgentResult:
-    out, err = proc.communicate(timeout=timeout)
-    return collect(task.output, proc.returncode, out.decode(), err.decode())
-
-
-def processes_under(root: Path) -> list[psutil.Process]:
-    """Live processes whose cwd is inside ``root`` (the engine and the tools it started)."""
-    found = []
-    prefix = str(root.resolve())
-    for proc in psutil.process_iter(["pid", "cwd", "status"]):
-        cwd = proc.info.get("cwd")
-        if cwd and cwd.startswith(prefix) and proc.info.get("status") != psutil.STATUS_ZOMBIE:
-            found.append(proc)
-    return found
+finish = finish_agent
 
 
 @pytest.fixture

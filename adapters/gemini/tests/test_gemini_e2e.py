@@ -18,7 +18,6 @@ from gemini_kit import (
     MODEL,
     finish,
     planted_home,
-    processes_under,
     run_env,
     run_gemini,
     start_gemini,
@@ -27,7 +26,7 @@ from gemini_kit import (
 from holon_conformance.direct import direct_launch
 from holon_conformance.provider import ScriptedProvider
 
-from holon_core.testing import Task
+from holon_core.testing import Task, processes_under
 from holon_core.testing.task import GIT_ENV
 
 Provider = Callable[[Any], ScriptedProvider]
