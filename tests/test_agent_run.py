@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import time
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -143,3 +144,14 @@ def test_sigterm_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manif
     ]
     assert not [p for p in tree if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not sleepers
+
+
+def test_a_crashing_plugin_costs_its_keys_not_the_record(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE_AND_RUN)
+    plugins_dir = str(Path(__file__).parent / "plugins")
+    env = {"HOLON_PLUGINS": "crashing_metadata", "PYTHONPATH": plugins_dir}
+    result = run_agent(task, env=env)
+    assert result.exit_code == 0, result.stderr
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["outcome"] == "success"
+    assert "plugin bug" in manifest["metadata"]["warnings"][0]

@@ -287,6 +287,18 @@ def _finish(run: _Run, decision: Decision) -> int:
         data["artifacts"] = inventory(run.paths.output, exclude=run.preexisting)
         merged = merge_skill_manifest(data, read_skill_manifest(run.paths.output))
         write_manifest_file(run.paths.output, merged, run.redact)
+    except Exception as exc:  # a bug while recording: still leave a valid record
+        run.log.error("manifest", traceback=traceback.format_exc())
+        decision = Decision(
+            "failure",
+            "internal_error",
+            f"holon could not assemble the full manifest ({exc!r}); "
+            f"the run itself ended {decision.outcome} ({decision.reason})",
+        )
+        ev.close()
+        fallback = _minimal_manifest(run, decision, time.monotonic() - run.started)
+        fallback["artifacts"] = inventory(run.paths.output, exclude=run.preexisting)
+        write_manifest_file(run.paths.output, fallback, run.redact)
     finally:
         ev.close()
         _cleanup(run)
@@ -298,13 +310,27 @@ def _finish(run: _Run, decision: Decision) -> int:
     return decision.exit_code
 
 
-def _manifest_data(run: _Run, decision: Decision, duration: float) -> dict[str, Any]:
+def _minimal_manifest(run: _Run, decision: Decision, duration: float) -> dict[str, Any]:
+    """The fields every manifest has; the base of the full one and the fallback on a bug."""
     meta: dict[str, Any] = {
         "agent": "holon-agent",
         "holon_version": __version__,
         "mode": "run",
         "reason": decision.reason,
     }
+    return {
+        "status": "failed" if decision.outcome == "failure" else "completed",
+        "outcome": decision.outcome,
+        "duration": format_duration(duration),
+        "artifacts": [],
+        "metadata": meta,
+        "error": decision.error,
+    }
+
+
+def _manifest_data(run: _Run, decision: Decision, duration: float) -> dict[str, Any]:
+    manifest = _minimal_manifest(run, decision, duration)
+    meta: dict[str, Any] = manifest["metadata"]
     staged = run.metadata.pop("_staged", [])
     meta.update({k: v for k, v in run.metadata.items()})
     if run.engine is not None and run.plugins is not None:
@@ -329,19 +355,23 @@ def _manifest_data(run: _Run, decision: Decision, duration: float) -> dict[str, 
     if run.context is not None:
         meta["skills"] = _skill_records(run, staged)
         if run.plugins is not None:
-            extra = run.plugins.manifest_metadata(run.context, report)
-            meta.update({k: v for k, v in extra.items() if k not in meta or meta[k] is None})
+            meta.update(_plugin_metadata(run, run.context, meta))
     if run.process is not None:
         meta["process"] = _resources(run.process)
-    status = "completed" if decision.outcome != "failure" else "failed"
-    return {
-        "status": status,
-        "outcome": decision.outcome,
-        "duration": format_duration(duration),
-        "artifacts": [],
-        "metadata": meta,
-        "error": decision.error,
-    }
+    return manifest
+
+
+def _plugin_metadata(run: _Run, context: RunContext, meta: dict[str, Any]) -> dict[str, Any]:
+    """Plugins' extra keys; a plugin that fails costs its keys and a warning, not the record."""
+    assert run.plugins is not None
+    try:
+        extra = run.plugins.manifest_metadata(context, run.report)
+    except Exception as exc:
+        warning = f"a plugin failed to add manifest metadata: {exc!r}"
+        run.log.error("manifest metadata", error=repr(exc), traceback=traceback.format_exc())
+        meta.setdefault("warnings", []).append(warning)
+        return {}
+    return {k: v for k, v in extra.items() if k not in meta or meta[k] is None}
 
 
 def _skill_records(run: _Run, staged: list[Any]) -> list[dict[str, Any]]:

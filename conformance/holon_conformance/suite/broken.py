@@ -8,11 +8,12 @@ which requirement the suite must report FAIL for it. They are never loaded by de
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from holon_core.builtin.replay import ReplayEngine, ReplayParser
 from holon_core.events import Event
@@ -21,7 +22,6 @@ from holon_core.hookspecs import hookimpl
 if TYPE_CHECKING:
     from holon_core.adapter import (
         EngineAdapter,
-        EngineReport,
         EventParser,
         LaunchPlan,
         RunContext,
@@ -127,12 +127,14 @@ class Prompts(_Broken):
 
 
 class NoManifest(_Broken):
-    """Crashes while adding its metadata, so holon-agent never writes manifest.json."""
+    """Ends the agent process from inside the adapter (the reference's silent exit 0), so no
+    manifest.json is ever written. holon-agent survives an adapter that merely raises."""
 
     name = "broken-no-manifest"
 
-    def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
-        raise RuntimeError("broken adapter: metadata crashed")
+    def launch(self, run: RunContext) -> LaunchPlan:
+        sys.stdout.flush()
+        os._exit(0)
 
 
 @hookimpl
