@@ -8,7 +8,7 @@ export UV_PYTHON := $(shell $(PYTHON) -c 'import sys; print(sys.executable)')
 UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: bootstrap sync engines lint typecheck schemas pytest test demo bench clean
+.PHONY: bootstrap sync engines lint typecheck schemas pytest conformance test demo bench clean
 
 bootstrap: $(UV) sync engines
 
@@ -36,8 +36,13 @@ schemas: sync
 pytest: bootstrap
 	$(RUN) pytest
 
-# The whole suite: lint, types, then every test (real engines included).
-test: bootstrap lint typecheck pytest
+# RFC-0002 conformance of every installed adapter (replay, claude, codex, gemini), with the
+# per-adapter matrix on the terminal and as JSON.
+conformance: bootstrap
+	$(RUN) pytest --holon-adapter all --holon-report out/conformance-report.json
+
+# The whole suite: lint, types, every test (real engines included), then conformance.
+test: bootstrap lint typecheck pytest conformance
 
 demo: bootstrap
 	$(RUN) python examples/demo.py
