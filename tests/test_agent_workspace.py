@@ -86,3 +86,17 @@ def test_no_changes_gives_empty_patch(tmp_path, assert_valid_manifest):
     assert manifest["metadata"]["changed"] is False
     assert (task.output / "diff.patch").read_text() == ""
     assert git(task.workspace, "status", "--porcelain") == ""
+
+
+def test_output_and_state_inside_the_workspace_stay_out_of_the_patch(tmp_path):
+    task = make_task(
+        tmp_path,
+        files={"a.txt": "a\n"},
+        replay=[{"write": {"path": "b.txt", "content": "b\n"}}, {"say": "ok"}],
+    )
+    output, state = task.workspace / "out", task.workspace / ".state"
+    result = run_agent(task, args=["--output", str(output), "--state", str(state)])
+    assert result.exit_code == 0, result.stderr
+    patch = (output / "diff.patch").read_text()
+    assert "b/b.txt" in patch
+    assert "out/" not in patch and ".state" not in patch and "manifest" not in patch

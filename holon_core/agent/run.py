@@ -9,6 +9,7 @@ schema-valid manifest whenever the output directory is writable.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import shutil
 import sys
@@ -232,7 +233,7 @@ def _judge(run: _Run, context: RunContext) -> Decision:
     assert run.baseline is not None and proc is not None
     wall, silence = run.timeouts
     ev.phase("artifacts")
-    diff = write_diff(run.baseline, paths.output / "diff.patch")
+    diff = write_diff(run.baseline, paths.output / "diff.patch", exclude=_holon_dirs_inside(run))
     run.metadata["changed"] = diff.changed
     run.metadata["files_changed"] = len(diff.files)
     secret_files = _secret_files(run, diff.patch_path)
@@ -415,6 +416,18 @@ def _figures(run: _Run, duration: float) -> dict[str, str]:
     if "files_changed" in run.metadata:
         figures["files changed"] = str(run.metadata["files_changed"])
     return figures
+
+
+def _holon_dirs_inside(run: _Run) -> list[str]:
+    """The output and state dirs when they lie inside the workspace: holon's, not changes."""
+    inside = []
+    for path in (run.paths.output, run.run_dir.parent if run.run_dir else None):
+        if path is not None:
+            with contextlib.suppress(ValueError):
+                rel = path.resolve().relative_to(run.paths.workspace.resolve())
+                if rel.parts:
+                    inside.append(rel.as_posix())
+    return inside
 
 
 def _secret_files(run: _Run, patch: Path) -> list[str]:
