@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from holon_adapter_claude.excludes import ancestor_excludes
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -24,7 +26,8 @@ _ONBOARDING: dict[str, Any] = {
     "numStartups": 1,
 }
 
-#: User-level settings for the run: permissions bypassed (the run owns its sandbox).
+#: User-level settings for the run: permissions bypassed (the run owns its sandbox). The
+#: ancestors' instruction files are excluded per run (see :mod:`holon_adapter_claude.excludes`).
 _SETTINGS: dict[str, Any] = {
     "permissions": {"defaultMode": "bypassPermissions"},
 }
@@ -57,7 +60,9 @@ def prepare_home(home: Path, tmp: Path, workspace: Path) -> Path:
         }
     }
     _write_json(cfg / ".claude.json", state)
-    _write_json(cfg / "settings.json", _SETTINGS)
+    settings = dict(_SETTINGS)
+    settings["claudeMdExcludes"] = ancestor_excludes(workspace, keep=cfg)
+    _write_json(cfg / "settings.json", settings)
     return cfg
 
 
