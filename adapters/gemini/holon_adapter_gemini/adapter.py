@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from holon_adapter_gemini.home import forced_settings, max_attempts, write_home
+from holon_adapter_gemini.home import (
+    SKIP_TRUST_FLAG,
+    TRUST_ENV,
+    forced_settings,
+    max_attempts,
+    write_home,
+)
 from holon_adapter_gemini.parser import GeminiParser
 from holon_core.adapter import (
     Capabilities,
@@ -84,6 +90,7 @@ class GeminiAdapter(EngineAdapter):
         env.update(write_home(run.home, run.run_dir, settings, run.prompt.system))
         # The CLI otherwise re-executes itself in a child node whose parent ignores SIGTERM.
         env["GEMINI_CLI_NO_RELAUNCH"] = "1"
+        env.pop(TRUST_ENV, None)  # trust comes from --skip-trust, after env files (home.py)
         if not env.get("GEMINI_API_KEY") and env.get("GOOGLE_API_KEY"):
             # With the gemini-api-key auth type the CLI reads only GEMINI_API_KEY.
             env["GEMINI_API_KEY"] = env["GOOGLE_API_KEY"]
@@ -96,7 +103,8 @@ class GeminiAdapter(EngineAdapter):
             # Without -p and with a non-TTY stdin the CLI reads the prompt from stdin.
             stdin = prompt.encode("utf-8")
         # --output-format exactly once: a second one silently switches back to plain text.
-        argv += ["--output-format", "stream-json", "--yolo", "-m", self.model_for(run)]
+        argv += ["--output-format", "stream-json", "--yolo", SKIP_TRUST_FLAG]
+        argv += ["-m", self.model_for(run)]
         return LaunchPlan(argv=argv, env=env, cwd=run.workspace, stdin=stdin, grace_seconds=3.0)
 
     def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:

@@ -6,7 +6,20 @@ the run directory, so the user's ``~/.gemini`` is never read. The two system lay
 pointed at paths inside the run directory that do not exist: ``/etc/gemini-cli`` is then not
 read either, and the CLI stays quiet (it refuses, with a warning, any system file below a
 world-writable directory such as ``/tmp``, so we cannot ship our keys through that layer).
-A workspace's own ``.gemini/settings.json`` still applies: it belongs to the repository.
+
+No ``.env`` file is loaded. The CLI walks from the workspace up to ``/`` looking for
+``.gemini/.env`` and ``.env`` (plus the home's), so a workspace below the user's HOME would pick
+up e.g. ``~/.gemini/.env``. It only searches ``.gemini/.env`` files when the folder is trusted
+and, with ``advanced.ignoreLocalEnv``, only the home's plain ``.env``. Folder trust is therefore
+left on, with no trusted folder on record, and the launch passes ``--skip-trust``: the CLI
+applies that flag after it has loaded settings and env files (untrusted: nothing found) but
+before it builds the run's config (trusted: ``--yolo``, the workspace's ``GEMINI.md`` and
+skills work). Its API-key check would load env files again, trusted this time;
+``security.auth.useExternal`` skips that check (the key is still read from the environment,
+and holon refuses to start without one). The price: settings load untrusted, so a
+workspace's own ``.gemini/settings.json`` is ignored, and so are the workspace's own ``.env``
+files (the CLI offers no way to tell them from an ancestor's). ``context.env`` in the spec
+is how a task passes variables.
 """
 
 from __future__ import annotations
@@ -18,6 +31,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+#: Passed on the command line: trust that takes effect only after env files were looked up.
+SKIP_TRUST_FLAG = "--skip-trust"
+#: Would make the CLI trust the folder while it looks for env files; never passed on.
+TRUST_ENV = "GEMINI_CLI_TRUST_WORKSPACE"
 #: Attempts for the main chat model (the CLI default is 10, with 5-30 s backoff).
 DEFAULT_MAX_ATTEMPTS = 3
 #: The CLI accepts 1..10.
@@ -40,7 +57,14 @@ def forced_settings(attempts: int, max_turns: int | None) -> dict[str, Any]:
     """Settings that make a headless run never prompt, never phone home and fail in bounded time."""
     settings: dict[str, Any] = {
         # Without an auth type the CLI exits 41 in headless mode.
-        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+        "security": {
+            # useExternal: skip the auth check that re-reads env files once trust is on.
+            "auth": {"selectedType": "gemini-api-key", "useExternal": True},
+            "folderTrust": {"enabled": True},
+        },
+        # With the folder untrusted while settings load (see ENV_ISOLATION), only the home's
+        # ``.env`` would still be read, and the home is the run-local one, without any.
+        "advanced": {"ignoreLocalEnv": True},
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
         "general": {
