@@ -14,15 +14,15 @@ import subprocess
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 
-from holon_conformance.suite.cases import HELLO, NEW_BLOB
+from holon_conformance.suite.cases import CASES, HELLO, NEW_BLOB
 from holon_conformance.suite.harness import RunRecord, Target
-
-req = pytest.mark.holon_req
-cap = pytest.mark.holon_cap
+from holon_conformance.suite.hermetic import BaseHermetic
+from holon_conformance.suite.marks import CheckBase as _Base
+from holon_conformance.suite.marks import cap, req
 
 #: Runs that execute the task (the probe cases do not start the engine).
 TASK_CASES = ("success", "success-pty", "failure", "missing-artifact")
@@ -48,11 +48,6 @@ def _manifest(run: RunRecord) -> dict[str, Any]:
 
 def _outcome(run: RunRecord) -> tuple[int | None, str | None]:
     return run.exit_code, (run.manifest or {}).get("outcome")
-
-
-class _Base:
-    #: Set in a subclass to certify one adapter without ``--holon-adapter``.
-    adapter_name: ClassVar[str | None] = None
 
 
 class BaseInputs(_Base):
@@ -216,6 +211,28 @@ class BasePatch(_Base):
         assert "GIT binary patch" in text, "data.bin changed but the patch has no binary hunk"
         assert re.search(r"^index [0-9a-f]{40}\.\.[0-9a-f]{40}", text, re.M), "no --full-index"
 
+    @req("HOLON-PATCH-001")
+    def test_patch_holds_exactly_the_changed_files(self, holon_target: Target) -> None:
+        run = holon_target.run("success")
+        patch = run.output_dir / "diff.patch"
+        assert patch.is_file(), f"no diff.patch\n{run.describe()}"
+        done = subprocess.run(
+            ["git", "apply", "--numstat", str(patch)],
+            cwd=run.workspace,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, f"git apply --numstat failed: {done.stderr}"
+        named = {line.split("\t", 2)[2] for line in done.stdout.splitlines() if line.strip()}
+        expected = CASES["success"].changes
+        extra, missing = sorted(named - expected), sorted(expected - named)
+        assert not extra, (
+            f"diff.patch carries files the task never changed: {extra} (files the adapter or "
+            "its engine placed in the workspace must stay out of the patch)"
+        )
+        assert not missing, f"diff.patch misses changed files {missing}\n{run.describe()}"
+
     @req("RFC2-RUN-008")
     def test_changes_are_not_applied_back(self, holon_target: Target) -> None:
         for run in _cases(holon_target, ("success", "success-pty")):
@@ -274,5 +291,6 @@ class ConformanceSuite(
     BaseProbe,
     BaseArtifacts,
     BaseProcessHygiene,
+    BaseHermetic,
 ):
     """Every check; subclass as ``TestX(ConformanceSuite)`` with ``adapter_name = "x"``."""

@@ -36,9 +36,17 @@ class Case:
     output_is_file: bool = False
     #: Run under a pseudo-terminal with pexpect instead of pipes.
     pty: bool = False
+    #: Plant marker-bearing user config in the sentinel HOME and above the workspace.
+    canaries: bool = False
+    #: The workspace files the scenario changes: diff.patch must name exactly these.
+    changes: frozenset[str] = frozenset()
 
 
-_SHELL_BLOB = "printf '\\000\\002holon\\376\\n' > data.bin && cat hello.txt"
+#: The shell step also prints the environment the engine gives its tools (hermeticity check),
+#: after a line only the shell's output can contain (the command never spells it out).
+ENV_DUMP_SEEN = "tool-env-42"
+_ENV_DUMP = "printf 'tool-env-%s\\n' 42 && env"
+_SHELL_BLOB = f"printf '\\000\\002holon\\376\\n' > data.bin && cat hello.txt && {_ENV_DUMP}"
 _SUCCESS_TURNS: list[dict[str, Any]] = [
     {"say": "I will create hello.txt.", "write_file": {"path": "hello.txt", "content": HELLO}},
     {"run_shell": {"command": _SHELL_BLOB}},
@@ -48,10 +56,11 @@ _SUCCESS_REPLAY: list[dict[str, Any]] = [
     {"say": "I will create hello.txt."},
     {"write": {"path": "hello.txt", "content": HELLO}},
     {"write": {"path": "data.bin", "base64": base64.b64encode(NEW_BLOB).decode()}},
-    {"run": "cat hello.txt"},
+    {"run": f"cat hello.txt && {_ENV_DUMP}"},
     {"say": "Created hello.txt and rewrote data.bin."},
     {"outcome": "success"},
 ]
+_SUCCESS_CHANGES = frozenset({"hello.txt", "data.bin"})
 #: v0.1 style: the spec asks for diff.patch and summary.md explicitly.
 _V01_ARTIFACTS = {
     "output": {
@@ -67,7 +76,14 @@ _FINAL_REPLAY: list[dict[str, Any]] = [{"say": "Nothing to do."}, {"outcome": "s
 CASES: dict[str, Case] = {
     case.name: case
     for case in (
-        Case("success", _SUCCESS_TURNS, _SUCCESS_REPLAY, _V01_ARTIFACTS),
+        Case(
+            "success",
+            _SUCCESS_TURNS,
+            _SUCCESS_REPLAY,
+            _V01_ARTIFACTS,
+            canaries=True,
+            changes=_SUCCESS_CHANGES,
+        ),
         Case("success-pty", _SUCCESS_TURNS, _SUCCESS_REPLAY, _V01_ARTIFACTS, pty=True),
         # The model API refuses the key: the run must fail (exit 1, outcome failure).
         Case(

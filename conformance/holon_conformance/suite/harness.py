@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from holon_conformance.suite import canary
 from holon_conformance.suite.cases import CASES, CONTEXT, WORKSPACE, Case
 
 if TYPE_CHECKING:
@@ -59,7 +60,11 @@ class RunRecord:
     refs_after: str = ""
     leftovers: list[str] = field(default_factory=list)
     model_requests: int = 0
+    #: Every request the scripted provider saw, as JSON (path, query, redacted headers, body).
+    requests: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
+    #: Canary files planted as user config (see :mod:`canary`) -> their hash before the run.
+    planted: dict[Path, str] = field(default_factory=dict)
 
     def describe(self) -> str:
         tail = "\n".join(self.output.strip().splitlines()[-15:])
@@ -186,6 +191,8 @@ def run_case(target: Target, case: Case) -> RunRecord:
 
     become_subreaper()
     root, input_dir, workspace, output = prepare_task(target, case)
+    # Above the workspace: where Claude (CLAUDE.md) and Gemini (.env) walk up to.
+    planted = canary.plant(root / "home", workspace.parent) if case.canaries else {}
     scenario = parse_scenario({"turns": case.turns}, f"conformance-{case.name}")
     with ScriptedProvider(scenario, workdir=str(workspace)) as provider:
         endpoint = target.adapter.endpoint_env(provider.url)
@@ -210,8 +217,9 @@ def run_case(target: Target, case: Case) -> RunRecord:
         record.seconds = time.monotonic() - started
         record.leftovers = leftovers(pids_before, grace=1.5)
         record.model_requests = len(provider.turn_requests())
+        record.requests = [request.to_json() for request in provider.requests]
     record.root, record.output_dir, record.workspace = root, output, workspace
-    record.secrets = secrets
+    record.secrets, record.planted = secrets, planted
     after_inputs = _snapshot(input_dir)
     record.input_changed = sorted(
         k
@@ -219,7 +227,7 @@ def run_case(target: Target, case: Case) -> RunRecord:
         if before_inputs.get(k) != after_inputs.get(k)
     )
     record.refs_before, record.refs_after = refs_before, _refs(workspace)
-    record.outside_writes = _outside_writes(root)
+    record.outside_writes = _outside_writes(root, set(planted))
     record.tmp_new = [
         path
         for path, mtime in _tmp_entries().items()
@@ -229,14 +237,21 @@ def run_case(target: Target, case: Case) -> RunRecord:
     return record
 
 
-def _outside_writes(root: Path) -> list[str]:
-    """New files in the sentinel HOME and TMPDIR, and beside the task's own directories."""
+def _outside_writes(root: Path, planted: set[Path]) -> list[str]:
+    """New files in the sentinel HOME and TMPDIR, and beside the task's own directories.
+
+    Planted canaries (and the directories holding them) are the user's, not new; whether
+    they were changed is the hermeticity check's business.
+    """
+    known = planted | {parent for path in planted for parent in path.parents}
     found = [str(p) for d in ("home", "tmp") for p in sorted((root / d).rglob("*"))]
     expected = {"task", "home", "tmp", "replay.yaml"}
     found += [str(p) for p in sorted(root.iterdir()) if p.name not in expected]
     task_expected = {"input", "workspace", "output", "state"}
     found += [str(p) for p in sorted((root / "task").iterdir()) if p.name not in task_expected]
-    return found
+    planted_dirs = sorted(p for p in known if p.is_dir() and root / "task" in p.parents)
+    found += [str(p) for d in planted_dirs for p in sorted(d.rglob("*"))]
+    return [path for path in found if Path(path) not in known]
 
 
 def _read_manifest(record: RunRecord) -> None:

@@ -1,0 +1,82 @@
+"""Hermeticity checks: the user's own config never reaches the engine (DESIGN section 4).
+
+The success case runs with marker-bearing user config planted in the sentinel HOME and in
+the directory above the workspace (:mod:`canary`). A marker in a model request means an
+instruction or settings file was read into the engine's context; a ``NAME=marker`` pair in
+the shell step's ``env`` output means a ``.env`` or settings file reached the environment
+the engine gives its tools. The shell output is looked for wherever it lands: the model
+requests (tool results go back to the model) and the output directory (evidence).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from holon_conformance.suite import canary
+from holon_conformance.suite.cases import ENV_DUMP_SEEN
+from holon_conformance.suite.harness import RunRecord, Target
+from holon_conformance.suite.marks import CheckBase, req
+
+#: ``NAME=marker`` as ``env`` prints it (every planted name is upper case, so a JSON-escaped
+#: ``\\n`` before it is not taken for part of the name).
+_ASSIGNED = re.compile(r"([A-Z_][A-Z0-9_]*)=(" + canary.PREFIX + r"-[a-z0-9-]+)")
+
+
+def _planted_run(target: Target) -> RunRecord:
+    run = target.run("success")
+    if not run.planted:
+        pytest.fail("the success case planted no user config: nothing was verified")
+    return run
+
+
+def _output_texts(run: RunRecord) -> dict[str, str]:
+    return {
+        str(path.relative_to(run.output_dir)): path.read_bytes().decode("utf-8", "replace")
+        for path in sorted(run.output_dir.rglob("*"))
+        if path.is_file()
+    }
+
+
+class BaseHermetic(CheckBase):
+    @req("HOLON-HERM-001")
+    def test_user_config_never_reaches_the_model(self, holon_target: Target) -> None:
+        run = _planted_run(holon_target)
+        # NAME=marker pairs are the tool environment's (next check), not the model context's.
+        leaks = {
+            f"request {index + 1}": sorted(found)
+            for index, text in enumerate(run.requests)
+            if (found := canary.markers_in(_ASSIGNED.sub("", text)))
+        }
+        assert not leaks, (
+            "the user's own config reached the model (each marker names the planted file, "
+            f"home-* in HOME, parent-* above the workspace): {leaks}"
+        )
+
+    @req("HOLON-HERM-001")
+    def test_user_config_never_reaches_the_engine_environment(self, holon_target: Target) -> None:
+        run = _planted_run(holon_target)
+        texts = {f"request {i + 1}": t for i, t in enumerate(run.requests)}
+        texts |= {f"output {name}": text for name, text in _output_texts(run).items()}
+        if not any(ENV_DUMP_SEEN in text for text in texts.values()):
+            pytest.fail(
+                "the shell step's `env` output is neither in a model request nor in the output "
+                f"dir: the engine's tool environment cannot be verified\n{run.describe()}"
+            )
+        leaks = {
+            where: sorted({f"{name}={value}" for name, value in _ASSIGNED.findall(text)})
+            for where, text in texts.items()
+            if canary.PREFIX in text and _ASSIGNED.search(text)
+        }
+        assert not leaks, (
+            "variables from the user's .env or settings files reached the engine's tool "
+            f"environment: {leaks}"
+        )
+
+    @req("HOLON-HERM-001")
+    def test_user_config_is_never_written(self, holon_target: Target) -> None:
+        run = _planted_run(holon_target)
+        changed = [str(p) for p, before in run.planted.items() if canary.digest(Path(p)) != before]
+        assert not changed, f"the run changed the user's own config files: {changed}"
