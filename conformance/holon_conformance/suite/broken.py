@@ -36,6 +36,8 @@ TARGETS = {
     "broken-needs-tty": "RFC2-HEAD-001",
     "broken-prompts": "RFC2-HEAD-002",
     "broken-no-manifest": "RFC2-OUT-004",
+    "broken-dirties-workspace": "HOLON-PATCH-001",
+    "broken-reads-user-env": "HOLON-HERM-001",
 }
 
 
@@ -137,6 +139,34 @@ class NoManifest(_Broken):
         os._exit(0)
 
 
+class DirtiesWorkspace(_Broken):
+    """Drops its instruction file into the workspace and leaves it there: it ends up in the
+    patch, so applying the patch would commit holon's prompt to the user's repository."""
+
+    name = "broken-dirties-workspace"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        (run.workspace / "AGENTS.md").write_text(run.prompt.system, encoding="utf-8")
+        return super().launch(run)
+
+
+class ReadsUserEnv(_Broken):
+    """Loads the nearest ``.env`` above the workspace into its engine's environment, as an
+    engine that walks up the directory tree for ``.env`` files does."""
+
+    name = "broken-reads-user-env"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        plan = super().launch(run)
+        found = next((d / ".env" for d in run.workspace.parents if (d / ".env").is_file()), None)
+        if found is not None:
+            for line in found.read_text(encoding="utf-8").splitlines():
+                name, sep, value = line.partition("=")
+                if sep and name.strip():
+                    plan.env[name.strip()] = value.strip()
+        return plan
+
+
 @hookimpl
 def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
     for cls in (
@@ -147,5 +177,7 @@ def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
         NeedsTty,
         Prompts,
         NoManifest,
+        DirtiesWorkspace,
+        ReadsUserEnv,
     ):
         register(cls())
