@@ -98,7 +98,8 @@ class GeminiAdapter(EngineAdapter):
         stdin: bytes | None = None
         prompt = run.prompt.user
         if len(prompt.encode("utf-8")) <= ARGV_PROMPT_LIMIT:
-            argv += ["-p", prompt]
+            # One token with "=": a prompt such as "-p hello" is never parsed as a flag.
+            argv.append(f"--prompt={prompt}")
         else:
             # Without -p and with a non-TTY stdin the CLI reads the prompt from stdin.
             stdin = prompt.encode("utf-8")
