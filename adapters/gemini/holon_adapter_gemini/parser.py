@@ -4,7 +4,8 @@ The stream has ``init``, ``message`` (user, then assistant deltas), ``tool_use``
 ``tool_result``, ``error`` (warnings such as loop detection) and one terminal ``result``.
 Traps handled here: the result event carries no text (the final answer is the assistant
 deltas after the last tool result), ``result.status`` is ``success`` even when every tool
-call failed (we count ``tool_result`` errors so the core's outcome rule can see it), and API
+call failed (we count ``tool_result`` errors so the core's outcome rule can see it) and when
+the CLI itself stopped the run early (loop detection: an ``error`` event precedes it), and API
 failures surface only as an error message plus an exit code made from the HTTP status.
 """
 
@@ -17,6 +18,18 @@ from holon_core.adapter import EngineReport, JsonLinesParser
 from holon_core.events import Event
 
 SKILL_TOOL = "activate_skill"
+#: ``error`` events after which the CLI ends the run and still reports ``status: success``.
+STOP_MESSAGES: dict[str, tuple[str, str]] = {
+    "Loop detected": (
+        "engine_error",
+        "Gemini CLI detected a loop (the model kept repeating the same calls) and stopped "
+        "the run before the task was done",
+    ),
+    "Maximum session turns exceeded": (
+        "max_steps",
+        "Gemini CLI reached the maximum number of turns and stopped the run",
+    ),
+}
 #: Tool output kept per event; the full text stays in the engine's own chat log.
 OUTPUT_CAP = 2000
 
@@ -36,6 +49,7 @@ class GeminiParser(JsonLinesParser):
         self._after_tools: list[str] = []
         self._in_turn = False
         self._result_error: tuple[str | None, str] | None = None
+        self._stopped: tuple[str, str] | None = None
         self._stderr_tail: list[str] = []
 
     # -- stdout --------------------------------------------------------------------------
@@ -50,12 +64,19 @@ class GeminiParser(JsonLinesParser):
         if kind == "tool_result":
             return self._tool_result(raw)
         if kind == "error":
-            text = str(raw.get("message") or "")
-            self.report.extra.setdefault("engine_warnings", []).append(text)
-            return [Event(type="error", text=text, data={"severity": raw.get("severity")})]
+            return self._error(raw)
         if kind == "result":
             return self._result(raw)
         return []
+
+    def _error(self, raw: dict[str, Any]) -> list[Event]:
+        """Warnings are kept; the ones that end the run make a later success a failure."""
+        text = str(raw.get("message") or "")
+        self.report.extra.setdefault("engine_warnings", []).append(text)
+        for prefix, (reason, sentence) in STOP_MESSAGES.items():
+            if text.startswith(prefix) and self._stopped is None:
+                self._stopped = (reason, f"{sentence} ({text})")
+        return [Event(type="error", text=text, data={"severity": raw.get("severity")})]
 
     def _init(self, raw: dict[str, Any]) -> list[Event]:
         report = self.report
@@ -120,7 +141,9 @@ class GeminiParser(JsonLinesParser):
         if isinstance(stats, dict):
             self._stats(stats)
         failed = raw.get("status") != "success"
-        report.is_error = failed
+        report.is_error = failed or self._stopped is not None
+        if not failed and self._stopped is not None:
+            report.reason, report.error = self._stopped
         if failed:
             error = raw.get("error") if isinstance(raw.get("error"), dict) else {}
             assert isinstance(error, dict)

@@ -25,6 +25,7 @@ SCENARIOS = {
     "server_500": "server-500",
     "use_skill": "use-skill",
     "final_only": "final-only",
+    "loop_detected": "max-turns",
 }
 RATE_429 = {
     "turns": [{"error": {"status": 429, "message": "quota (scripted)"}, "times": "forever"}]

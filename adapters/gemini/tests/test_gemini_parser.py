@@ -175,3 +175,11 @@ def test_exit_codes_decode_to_reasons() -> None:
     assert decode(1, "unknown", "[API Error: terminated]").sentence == (
         "Gemini CLI failed with exit code 1: terminated"
     )
+
+
+def test_loop_detection_turns_a_reported_success_into_a_failure() -> None:
+    report, events = parse("loop_detected.jsonl")
+    assert report.terminal_seen and report.is_error is True
+    assert report.reason == "engine_error"
+    assert report.error is not None and "loop" in report.error
+    assert [e.type for e in events if e.type == "error"] == ["error"]
