@@ -8,17 +8,21 @@ descriptor does not wake a thread blocked on it.
 from __future__ import annotations
 
 import os
+import queue
 import selectors
 import threading
 import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import queue
     from typing import IO
 
 #: Longer lines are cut to this size (the rest is dropped) so memory stays bounded.
-MAX_LINE_BYTES = 32 * 1024 * 1024
+MAX_LINE_BYTES = 8 * 1024 * 1024
+#: Lines queued for the supervising thread at most; a full queue stops the reader, the pipe
+#: fills and the engine blocks on write: an engine flooding stdout is slowed to what holon
+#: can process instead of growing holon's memory without bound.
+QUEUE_LINES = 512
 _POLL = 0.1
 _CHUNK = 256 * 1024
 #: After stop(), keep reading what is already buffered for at most this long.
@@ -36,6 +40,12 @@ class LineReader(threading.Thread):
         self.kind = kind
         self.out = out
         self._stop_at: float | None = None
+        self._abandoned = threading.Event()
+
+    def abandon(self) -> None:
+        """Stop at once, dropping anything the supervisor will no longer consume."""
+        self._abandoned.set()
+        self.stop()
 
     def stop(self) -> None:
         """Stop at EOF or once the pipe has been quiet/drained briefly, whichever is first."""
@@ -65,7 +75,7 @@ class LineReader(threading.Thread):
         finally:
             if buf:
                 self._emit(buf)
-            self.out.put((self.kind, None))
+            self._put(None)
 
     def _split(self, buf: bytearray, chunk: bytes) -> bytearray:
         pos = 0
@@ -84,7 +94,16 @@ class LineReader(threading.Thread):
             buf += piece[:room]
 
     def _emit(self, buf: bytearray) -> None:
-        self.out.put((self.kind, buf.decode("utf-8", errors="replace")))
+        self._put(buf.decode("utf-8", errors="replace"))
+
+    def _put(self, text: str | None) -> None:
+        """Queue a line, waiting while the queue is full (backpressure) unless abandoned."""
+        while not self._abandoned.is_set():
+            try:
+                self.out.put((self.kind, text), timeout=_POLL)
+                return
+            except queue.Full:
+                continue
 
 
 class StdinWriter(threading.Thread):

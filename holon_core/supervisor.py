@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from holon_core._pipes import LineReader, StdinWriter
+from holon_core._pipes import QUEUE_LINES, LineReader, StdinWriter
 from holon_core.process_tree import TREE_MARKER_ENV, ProcessTree, become_subreaper
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class _Run:
         self.tree = ProcessTree(proc.pid, marker)
         self.callbacks = callbacks
         self.should_abort = should_abort
-        self.lines: queue.Queue[tuple[str, str | None]] = queue.Queue()
+        self.lines: queue.Queue[tuple[str, str | None]] = queue.Queue(maxsize=QUEUE_LINES)
         self.readers = [
             LineReader(proc.stdout, "out", self.lines),
             LineReader(proc.stderr, "err", self.lines),
@@ -193,8 +193,11 @@ class _Run:
         while True:
             if watch_abort and (reason := self.should_abort()) is not None:
                 return reason
+            remaining = until - time.monotonic()
+            if remaining <= 0:  # a flood of lines must not starve the timeout/cancel checks
+                return None
             try:
-                kind, text = self.lines.get(timeout=max(0.0, until - time.monotonic()))
+                kind, text = self.lines.get(timeout=remaining)
             except queue.Empty:
                 return None
             if text is None:
@@ -276,6 +279,8 @@ class _Run:
         self._signal_group(signal.SIGKILL)
         self.poll(block=True)
         self.tree.kill_all(exclude=[self.proc.pid], timeout=5.0)
+        for reader in self.readers:
+            reader.abandon()  # nobody drains the queue any more
         for thread in self.threads:
             thread.stop()
             thread.join(timeout=2.0)

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -382,3 +383,33 @@ def test_callback_exception_tears_the_tree_down_and_propagates(tmp_path):
             cancel=state.cancel,
         )
     assert_all_gone(state.pids)
+
+
+@pytest.mark.parametrize("stop", ["timeout", "cancel"])
+def test_a_flooding_engine_is_slowed_not_buffered_and_still_stopped(tmp_path, stop):
+    """`yes` writes far faster than a parser reads: the queue must stay bounded (the engine
+    blocks on its pipe) and timeouts/cancel must still be honoured while lines keep coming."""
+    me = psutil.Process()
+    before = me.memory_info().rss
+    seen = [0]
+    cancel = threading.Event()
+
+    def slow_parser(line: str) -> None:
+        seen[0] += 1
+        if seen[0] % 1000 == 0:
+            time.sleep(0.01)
+        if stop == "cancel" and seen[0] == 20_000:
+            cancel.set()
+
+    plan = LaunchPlan(argv=["yes", "x" * 200], env=dict(os.environ), cwd=tmp_path)
+    outcome = supervise(
+        plan,
+        on_stdout=slow_parser,
+        on_stderr=lambda line: None,
+        wall_timeout=1.0 if stop == "timeout" else 60.0,
+        silence_timeout=None,
+        cancel=cancel,
+    )
+    assert outcome.ended_by == ("timeout" if stop == "timeout" else "cancelled")
+    assert outcome.duration < 10
+    assert me.memory_info().rss - before < 200 * 2**20
