@@ -93,8 +93,13 @@ class ProcessTree:
         self._rejected: set[psutil.Process] = set()
         self._cpu: dict[psutil.Process, float] = {}
         self.peak_rss_bytes = 0
+        #: When the engine started; an orphan adopted by us (the subreaper) after that can
+        #: only come from the engine, whatever session or environment it gave itself.
+        self.root_created = 0.0
         with contextlib.suppress(psutil.Error):
-            self.seen.add(psutil.Process(root_pid))
+            root = psutil.Process(root_pid)
+            self.seen.add(root)
+            self.root_created = root.create_time()
 
     @property
     def sampled_cpu_seconds(self) -> float:
@@ -111,7 +116,11 @@ class ProcessTree:
         children, procs = _children_map()
         found: list[psutil.Process] = []
         member_pids: set[int] = set()
-        queue = [(pid, False) for pid in children.get(os.getpid(), [])]
+        adopting = is_subreaper()
+        queue = [
+            (pid, adopting and self._adopted(procs.get(pid)))
+            for pid in children.get(os.getpid(), [])
+        ]
         while queue:
             pid, parent_member = queue.pop()
             proc = procs.get(pid)
@@ -133,6 +142,16 @@ class ProcessTree:
                     self.seen.add(proc)
                     found.append(proc)
         return found
+
+    def _adopted(self, proc: psutil.Process | None) -> bool:
+        """A direct child of ours other than the engine, born after the engine: an orphan of
+        the engine's tree that reparented to us (we start no other process meanwhile)."""
+        if proc is None or proc.pid == self.root_pid or not self.root_created:
+            return False
+        try:
+            return proc.create_time() >= self.root_created
+        except psutil.Error:
+            return False
 
     def _claims(self, proc: psutil.Process, *, by_session: bool) -> bool:
         if proc in self._rejected:

@@ -155,3 +155,17 @@ def test_a_crashing_plugin_costs_its_keys_not_the_record(tmp_path, assert_valid_
     manifest = assert_valid_manifest(result.manifest)
     assert manifest["outcome"] == "success"
     assert "plugin bug" in manifest["metadata"]["warnings"][0]
+
+
+def test_an_orphan_that_left_the_session_and_cleared_its_env_is_reaped(tmp_path):
+    """Nothing marks it as the engine's (own session, no marker variable), but it was
+    adopted by holon-agent, the subreaper, so it is the engine's and must not survive."""
+    steps = [{"run": "setsid -f env -i /bin/sleep 303 >/dev/null 2>&1 </dev/null"}, {"say": "ok"}]
+    result = run_agent(make_task(tmp_path, replay=steps))
+    assert result.exit_code == 0, result.stderr
+    assert result.manifest is not None
+    assert result.manifest["metadata"]["process"]["leftovers_killed"] >= 1
+    survivors = [
+        p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["/bin/sleep", "303"]
+    ]
+    assert not survivors
