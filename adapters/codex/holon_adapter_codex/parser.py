@@ -1,10 +1,14 @@
 """``codex exec --json`` lines to holon events, and the signals the outcome rule reads.
 
 Success is ``turn.completed``; ``turn.failed`` is a terminal error; a run that ends with
-neither is not a success, whatever the exit code. Two engine habits need an early stop,
-signalled through ``report.abort_reason``: Codex spends its stream retries on a 401, and
-it never gives up on an unreachable endpoint (``Reconnecting... waiting for network``
-with growing pauses, whatever the retry caps say).
+neither is not a success, whatever the exit code. Three things need an early stop, signalled
+through ``report.abort_reason``: Codex spends its stream retries on a 401, it never gives up
+on an unreachable endpoint (``Reconnecting... waiting for network`` with growing pauses,
+whatever the retry caps say), and it has no turn limit of its own.
+
+``max_steps`` means model turns, as for the other engines. The stream shows no turn
+boundaries, but a model turn that calls a tool ends with that call: after ``max_steps`` tool
+calls, any further model output (a tool call, a message, reasoning) is turn ``max_steps + 1``.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ TOOL_ITEMS = {
     "mcp_tool_call": "mcp",
     "web_search": "web_search",
 }
+#: Items that are model output: seen after the step budget, they open one turn too many.
+OUTPUT_ITEMS = {*TOOL_ITEMS, "agent_message", "reasoning"}
 #: Consecutive "waiting for network" notices before holon gives up (~5 s with Codex's
 #: back-off): one notice may be a blip, the second means the endpoint is really gone.
 NETWORK_WAITS = 2
@@ -42,6 +48,7 @@ class CodexParser(JsonLinesParser):
         self.base_url = base_url
         self.max_steps = max_steps
         self._tools_seen: set[str] = set()
+        self._items_seen: set[str] = set()
         self._network_waits = 0
 
     # -- stdout -----------------------------------------------------------------------------
@@ -67,6 +74,8 @@ class CodexParser(JsonLinesParser):
 
     def _item(self, kind: str, item: dict[str, Any]) -> list[Event]:
         item_type = str(item.get("type"))
+        if item_type in OUTPUT_ITEMS:
+            self._count_turns(str(item.get("id")))
         if item_type in TOOL_ITEMS:
             events = self._tool_call(item_type, item)
             if kind == "item.completed":
@@ -92,19 +101,26 @@ class CodexParser(JsonLinesParser):
         if item_id in self._tools_seen:
             return []
         self._tools_seen.add(item_id)
-        report = self.report
-        report.tool_calls += 1
-        if self.max_steps is not None and report.tool_calls > self.max_steps:
-            report.abort_reason = "max_steps"
-            report.reason = "max_steps"
-            report.error = (
-                f"Codex started tool call {report.tool_calls} but the task allows "
-                f"max_steps={self.max_steps}; holon stopped it"
-            )
+        self.report.tool_calls += 1
         data: dict[str, Any] = {
             k: item[k] for k in ("command", "changes", "server", "tool", "query") if k in item
         }
         return [Event(type="tool_call", tool=TOOL_ITEMS[item_type], tool_id=item_id, data=data)]
+
+    def _count_turns(self, item_id: str) -> None:
+        """New model output after ``max_steps`` tool calls: a turn beyond the budget."""
+        if item_id in self._items_seen:
+            return
+        self._items_seen.add(item_id)
+        report = self.report
+        limit = self.max_steps
+        if limit is None or report.tool_calls < limit or report.abort_reason is not None:
+            return
+        report.abort_reason = report.reason = "max_steps"
+        report.error = (
+            f"Codex started model turn {limit + 1} after {report.tool_calls} tool calls but "
+            f"the task allows max_steps={limit} model turns; holon stopped it"
+        )
 
     def _tool_result(self, item_type: str, item: dict[str, Any]) -> Event:
         status = item.get("status")
@@ -125,7 +141,8 @@ class CodexParser(JsonLinesParser):
     def _completed(self, usage: Any) -> list[Event]:
         report = self.report
         report.terminal_seen = True
-        report.is_error = False
+        # The run may finish before the supervisor acts on an abort: still not a success.
+        report.is_error = report.abort_reason is not None
         if isinstance(usage, dict):
             report.usage = normalize_usage(usage)
         return [Event(type="result", status="ok", data={"usage": report.usage})]

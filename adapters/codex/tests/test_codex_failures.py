@@ -131,3 +131,17 @@ def test_max_steps_stops_an_endless_tool_loop(
     assert result.exit_code == 1
     assert manifest["metadata"]["reason"] == "max_steps"
     assert "max_steps=2" in manifest["error"]
+
+
+def test_max_steps_means_model_turns(
+    task: Task, provider: Provider, valid_manifest: ManifestCheck
+) -> None:
+    # write-and-run needs three model turns (write, run, answer) but only two tool calls.
+    server = provider("write-and-run")
+    task.spec.write_text(task.spec.read_text() + "constraints:\n  max_steps: 2\n")
+    result = run_codex(task, server)
+
+    manifest = valid_manifest(result)
+    assert result.exit_code == 1, result.stderr
+    assert manifest["metadata"]["reason"] == "max_steps"
+    assert "max_steps=2 model turns" in manifest["error"]

@@ -96,3 +96,14 @@ def test_reason_codes() -> None:
     assert reason_for("unexpected status 403 Forbidden") == "auth_failed"
     assert reason_for("exceeded retry limit, last status: 429 Too Many Requests") == "rate_limited"
     assert reason_for("We're currently experiencing high demand") == "engine_error"
+
+
+def test_max_steps_counts_model_turns(tmp_path: Path) -> None:
+    # write-and-run: turn 1 writes, turn 2 runs a command, turn 3 answers.
+    parser, _ = parse("write-and-run", tmp_path / "three", max_steps=3)
+    assert parser.report.abort_reason is None and parser.report.is_error is False
+    parser, _ = parse("write-and-run", tmp_path / "two", max_steps=2)
+    report = parser.report
+    assert report.abort_reason == report.reason == "max_steps"
+    assert report.tool_calls == 2  # the third turn was a message, not a tool call
+    assert report.is_error is True  # even though turn.completed followed
