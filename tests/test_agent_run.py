@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+import pytest
 
 from holon_core.testing import finish_agent, make_task, run_agent, start_agent
 
@@ -117,7 +118,8 @@ def test_secret_in_workspace_changes_needs_human(tmp_path, assert_valid_manifest
     assert secret in (task.output / "diff.patch").read_text()  # the patch is not corrupted
 
 
-def test_sigterm_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manifest):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manifest, sig):
     steps = [
         {"run": "setsid sleep 317 >/dev/null 2>&1 & echo started"},
         {"say": "waiting"},
@@ -134,7 +136,7 @@ def test_sigterm_cancels_and_leaves_nothing_running(tmp_path, assert_valid_manif
         time.sleep(0.05)
     tree = agent.children(recursive=True)
     assert tree, "the engine should be running"
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     result = finish_agent(task, proc, timeout=30)
     assert result.exit_code == 1
     manifest = assert_valid_manifest(result.manifest)

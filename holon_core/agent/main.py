@@ -17,6 +17,8 @@ from types import FrameType
 from holon_core._version import __version__
 from holon_core.agent.paths import resolve_paths
 
+CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -48,16 +50,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return probe(paths, args.engine, env)
 
-    from holon_core.agent.run import AgentOptions, run_agent
-    from holon_core.process_tree import become_subreaper
-
+    # Handlers first, before the heavy imports: a signal at any moment becomes a cancelled
+    # run with a manifest, never a silent death. SIGHUP (a closed terminal or SSH session)
+    # counts as a cancel too.
     cancel = threading.Event()
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         cancel.set()
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    for sig in CANCEL_SIGNALS:
+        signal.signal(sig, on_signal)
+
+    from holon_core.agent.run import AgentOptions, run_agent
+    from holon_core.process_tree import become_subreaper
+
     become_subreaper()
     options = AgentOptions(
         engine=args.engine, model=args.model, skills=[Path(s).expanduser() for s in args.skill]

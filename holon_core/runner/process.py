@@ -1,4 +1,4 @@
-"""Start ``holon-agent`` as a separate process and wait for it, forwarding SIGINT/SIGTERM.
+"""Start ``holon-agent`` as a separate process and wait for it, forwarding SIGINT/SIGTERM/SIGHUP.
 
 The agent runs in its own session so a terminal's Ctrl-C reaches it only through us, as one
 SIGTERM: the agent then cancels its engine, writes its manifest and exits, and we still
@@ -98,11 +98,12 @@ def _wait(
 
 @contextlib.contextmanager
 def _forwarding(handler: Callable[[int, FrameType | None], None]) -> Iterator[None]:
-    """Install ``handler`` for SIGINT/SIGTERM (main thread only), restoring the old ones."""
+    """Install ``handler`` for SIGINT/SIGTERM/SIGHUP (main thread only), restoring the old ones."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {sig: signal.signal(sig, handler) for sig in signals}
     try:
         yield
     finally:
