@@ -41,8 +41,9 @@ def _int(value: Any) -> int | None:
 class GeminiParser(JsonLinesParser):
     """One parser per run; ``feed`` is called for every stdout line in order."""
 
-    def __init__(self, model: str | None = None) -> None:
+    def __init__(self, model: str | None = None, max_steps: int | None = None) -> None:
         super().__init__()
+        self.max_steps = max_steps
         self.report.model = model
         self.report.skills_seen = set()
         self._tools: dict[str, tuple[str, Any]] = {}
@@ -89,7 +90,17 @@ class GeminiParser(JsonLinesParser):
     def _start_turn(self) -> None:
         if not self._in_turn:
             self._in_turn = True
-            self.report.turns = (self.report.turns or 0) + 1
+            report = self.report
+            report.turns = (report.turns or 0) + 1
+            limit = self.max_steps
+            if limit is not None and report.turns > limit and report.abort_reason is None:
+                # The CLI's own limit (model.maxSessionTurns) should have stopped it first;
+                # this holds whatever settings the CLI ended up with.
+                report.abort_reason = report.reason = "max_steps"
+                report.error = (
+                    f"Gemini CLI started model turn {report.turns} but the task allows "
+                    f"max_steps={limit} model turns; holon stopped it"
+                )
 
     def _message(self, raw: dict[str, Any]) -> list[Event]:
         if raw.get("role") != "assistant":
@@ -141,7 +152,9 @@ class GeminiParser(JsonLinesParser):
         if isinstance(stats, dict):
             self._stats(stats)
         failed = raw.get("status") != "success"
-        report.is_error = failed or self._stopped is not None
+        report.is_error = failed or self._stopped is not None or report.abort_reason is not None
+        if report.abort_reason is not None:
+            return [Event(type="result", status="error", data=raw)]
         if not failed and self._stopped is not None:
             report.reason, report.error = self._stopped
         if failed:
@@ -179,6 +192,8 @@ class GeminiParser(JsonLinesParser):
         """Refine the reason with the exit code, which is the only carrier of e.g. HTTP 429."""
         report = self.report
         report.extra["exit_code"] = exit_code
+        if report.abort_reason is not None:
+            return report  # holon stopped the engine; its own sentence stands
         if self._result_error is not None:
             decoded = decode(exit_code, *self._result_error)
             report.reason, report.error = decoded.reason, decoded.sentence

@@ -183,3 +183,18 @@ def test_loop_detection_turns_a_reported_success_into_a_failure() -> None:
     assert report.reason == "engine_error"
     assert report.error is not None and "loop" in report.error
     assert [e.type for e in events if e.type == "error"] == ["error"]
+
+
+def test_a_model_turn_beyond_max_steps_aborts_the_run() -> None:
+    # write_and_run: three model turns (write, run, answer).
+    parser = GeminiParser(model="m", max_steps=3)
+    for line in (DATA / "write_and_run.jsonl").read_text(encoding="utf-8").splitlines():
+        parser.feed(line)
+    assert parser.report.abort_reason is None and parser.report.is_error is False
+    parser = GeminiParser(model="m", max_steps=2)
+    for line in (DATA / "write_and_run.jsonl").read_text(encoding="utf-8").splitlines():
+        parser.feed(line)
+    report = parser.finish(0)
+    assert report.abort_reason == report.reason == "max_steps"
+    assert report.is_error is True and report.turns == 3
+    assert report.error is not None and "max_steps=2 model turns" in report.error
