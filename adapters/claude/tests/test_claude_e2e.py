@@ -118,6 +118,19 @@ def test_max_turns(kit, scripted_provider, tmp_path, claude_binary, task):
     assert result.manifest["metadata"]["claude"]["result_subtype"] == "error_max_turns"
 
 
+@pytest.mark.parametrize(("max_steps", "reason"), [(2, "max_steps"), (3, "ok")])
+def test_max_steps_means_model_turns(
+    kit, scripted_provider, task, claude_binary, max_steps, reason
+):
+    # write-and-run needs three model turns (write, run, answer) and two tool calls: the
+    # same budget must mean the same thing for every engine.
+    task.spec.write_text(task.spec.read_text() + f"constraints:\n  max_steps: {max_steps}\n")
+    server = scripted_provider("write-and-run")
+    result = kit.run(task, server)
+    assert result.manifest is not None, result.stderr
+    assert result.manifest["metadata"]["reason"] == reason, result.manifest.get("error")
+
+
 def test_sigterm_mid_run_leaves_nothing_behind(
     kit, scripted_provider, task, claude_binary, tmp_path
 ):
