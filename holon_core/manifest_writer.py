@@ -9,12 +9,11 @@ declared that exists.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from holon_core.files import write_atomic
 from holon_core.models.manifest import Manifest, ManifestMetadata
 from holon_core.redact import Redactor
 
@@ -66,13 +65,5 @@ def merge_skill_manifest(manifest: dict[str, Any], skill: dict[str, Any] | None)
 def write_manifest(output: Path, data: dict[str, Any], redact: Redactor) -> Manifest:
     """Validate, redact and atomically write; returns the model that was written."""
     manifest = Manifest.model_validate(data)
-    text = redact(manifest.to_json())
-    fd, tmp = tempfile.mkstemp(prefix=".holon-manifest-", dir=output)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        Path(tmp).replace(output / MANIFEST)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(output / MANIFEST, redact(manifest.to_json()), output)
     return manifest

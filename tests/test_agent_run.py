@@ -171,3 +171,31 @@ def test_an_orphan_that_left_the_session_and_cleared_its_env_is_reaped(tmp_path)
         p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["/bin/sleep", "303"]
     ]
     assert not survivors
+
+
+def test_what_the_engine_plants_at_holon_names_is_replaced_never_followed(
+    tmp_path, assert_valid_manifest
+):
+    outside = tmp_path / "outside.json"
+    steps = [
+        {"run": "mkdir -p {output}/manifest.json/x"},
+        {"run": "ln -s {workspace}/NOTES.md {output}/summary.md"},
+        {"run": f"ln -s {outside} {{output}}/evidence/resources.json"},
+        {"run": "mkdir -p {output}/diff.patch/y"},
+        {"say": "done"},
+    ]
+    task = make_task(tmp_path / "t", files={"NOTES.md": "mine\n"}, replay=steps)
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    assert_valid_manifest(result.manifest)
+    assert (task.workspace / "NOTES.md").read_text() == "mine\n"  # not written through
+    assert not outside.exists()
+    assert (task.output / "summary.md").is_file() and not (task.output / "summary.md").is_symlink()
+    assert (task.output / "diff.patch").is_file()
+
+
+def test_holon_files_get_ordinary_permissions(tmp_path):
+    task = make_task(tmp_path, replay=WRITE_AND_RUN)
+    assert run_agent(task).exit_code == 0
+    for name in ("manifest.json", "diff.patch", "summary.md", "evidence/resources.json"):
+        assert (task.output / name).stat().st_mode & 0o044 == 0o044, name  # group/other read

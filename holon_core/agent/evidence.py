@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from holon_core.events import Event
+from holon_core.files import write_atomic
 from holon_core.redact import Redactor
 
 
@@ -52,8 +53,8 @@ class Evidence:
         self.event(Event(type="phase", text=name, data=data))
 
     def write_json(self, name: str, payload: Any) -> None:
-        path = self.dir / name
-        path.write_text(self.redact(json.dumps(payload, indent=2, default=str)) + "\n", "utf-8")
+        text = self.redact(json.dumps(payload, indent=2, default=str)) + "\n"
+        write_atomic(self.dir / name, text, self.dir.parent)
 
     def close(self) -> None:
         with self._lock:

@@ -9,9 +9,7 @@ Kept free of pydantic and of the run pipeline so it stays fast (budget: 100 ms).
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +21,7 @@ from holon_core._version import __version__
 from holon_core.agent.paths import AgentPaths, output_writable
 from holon_core.checks import Check
 from holon_core.errors import HolonError
+from holon_core.files import write_atomic
 from holon_core.redact import Redactor, secret_values
 
 
@@ -88,15 +87,9 @@ def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) ->
         manifest["error"] = "probe failed: " + "; ".join(c.message() for c in failed)
     redact = Redactor(secret_values(env, credential_names))
     if why is None:
-        _write_atomic(paths.output / "manifest.json", redact(json.dumps(manifest, indent=2) + "\n"))
+        text = redact(json.dumps(manifest, indent=2) + "\n")
+        write_atomic(paths.output / "manifest.json", text, paths.output)
     for check in checks:
         mark = "ok  " if check.ok else "FAIL"
         print(redact(f"probe {mark} {check.message()}"), file=sys.stderr)
     return 0 if not failed else 1
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".holon-manifest-", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    Path(tmp).replace(path)

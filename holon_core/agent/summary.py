@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from holon_core.files import write_atomic
 from holon_core.outcome import Decision
 
 
@@ -23,7 +24,8 @@ def ensure_summary(
     Returns True when the summary is holon's own.
     """
     path = output / "summary.md"
-    if path.is_file() and not written_before and path.stat().st_size > 0:
+    engine_wrote = path.is_file() and not path.is_symlink() and path.stat().st_size > 0
+    if engine_wrote and not written_before:
         return False
     lines = [
         "# Summary",
@@ -36,5 +38,5 @@ def ensure_summary(
         lines += ["", f"**Error:** {decision.error}"]
     lines += ["", "## Final answer from the engine", "", final_text.strip() or "_(none)_", ""]
     lines += ["## Figures", ""] + [f"- {key}: {value}" for key, value in figures.items()]
-    path.write_text(redact("\n".join(lines) + "\n"), encoding="utf-8")
+    write_atomic(path, redact("\n".join(lines) + "\n"), output)
     return True

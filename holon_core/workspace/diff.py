@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from holon_core.errors import WorkspaceError
+from holon_core.files import publish
 from holon_core.workspace._git import (
     exclude_pathspecs,
     git_binary,
@@ -94,7 +95,7 @@ def write_diff(baseline: Baseline, patch_path: Path, exclude: Sequence[str] = ()
                     f"git diff failed: {detail or f'exit {proc.returncode}'}",
                     hint="check that the workspace and the scratch directory are readable",
                 )
-        Path(tmp_name).replace(patch_path)
+        publish(Path(tmp_name), patch_path)
     except BaseException:
         Path(tmp_name).unlink()
         raise
