@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from holon_core.testing import make_task, run_agent
+import pytest
+
+from holon_core.testing import make_task, run_agent, snapshot_tree
 
 WRITE: list[dict[str, Any]] = [{"write": {"path": "hello.txt", "content": "hi\n"}}, {"say": "done"}]
 
@@ -172,3 +174,18 @@ def test_required_artifact_present(tmp_path, assert_valid_manifest):
     result = run_agent(task)
     assert result.exit_code == 0, result.stderr
     assert "report.json" in assert_valid_manifest(result.manifest)["artifacts"]
+
+
+@pytest.mark.parametrize("where", ["workspace", "input", "parent-of-workspace"])
+def test_output_overlapping_workspace_or_input_is_refused(tmp_path, where):
+    task = make_task(tmp_path, files={"summary.md": "the user's\n"}, replay=WRITE)
+    output = {
+        "workspace": task.workspace,
+        "input": task.input,
+        "parent-of-workspace": tmp_path,
+    }[where]
+    before = snapshot_tree(tmp_path)
+    result = run_agent(task, args=["--output", str(output)])
+    assert result.exit_code == 1
+    assert "output dir" in result.stderr and "fix:" in result.stderr
+    assert snapshot_tree(tmp_path) == before  # nothing deleted, nothing written

@@ -55,3 +55,21 @@ def output_writable(output: Path) -> str | None:
     except OSError as exc:
         return f"cannot write into {output}: {exc.strerror or exc}"
     return None
+
+
+def overlap_problem(paths: AgentPaths) -> str | None:
+    """Why these directories cannot be used together, or None.
+
+    The output dir may sit inside the workspace (it is kept out of diff.patch), but holon
+    must never clear or write files in the workspace or the read-only input.
+    """
+    output = paths.output.resolve()
+    for name, other in (("workspace", paths.workspace), ("input", paths.input)):
+        other = other.resolve()
+        if output == other:
+            return f"the output dir is the {name} ({output}); holon would write into it"
+        if other.is_relative_to(output):
+            return f"the {name} ({other}) is inside the output dir ({output})"
+    if output.is_relative_to(paths.input.resolve()):
+        return f"the output dir ({output}) is inside the read-only input dir"
+    return None

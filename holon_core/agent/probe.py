@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from holon_core._version import __version__
-from holon_core.agent.paths import AgentPaths, output_writable
+from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
 from holon_core.checks import Check
 from holon_core.errors import HolonError
 from holon_core.files import write_atomic
@@ -46,7 +46,7 @@ def spec_check(spec: Path) -> Check:
 def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) -> int:
     started = time.monotonic()
     checks = [spec_check(paths.spec)]
-    why = output_writable(paths.output)
+    why = overlap_problem(paths) or output_writable(paths.output)
     checks.append(
         Check("output", why is None, why or str(paths.output), "pass a writable --output")
     )

@@ -26,7 +26,7 @@ from holon_core._version import __version__
 from holon_core.adapter import EngineAdapter, EngineReport, RunContext
 from holon_core.agent.evidence import Evidence
 from holon_core.agent.output_dir import prepare_output
-from holon_core.agent.paths import AgentPaths, output_writable
+from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
 from holon_core.agent.preflight import run_preflight
 from holon_core.agent.prompt import compile_prompt
 from holon_core.agent.runlog import RunLog
@@ -92,6 +92,14 @@ def run_agent(
     paths: AgentPaths, options: AgentOptions, env: Mapping[str, str], cancel: threading.Event
 ) -> int:
     started = time.monotonic()
+    overlap = overlap_problem(paths)
+    if overlap is not None:
+        print(
+            f"holon-agent: error: {overlap}\n"
+            "holon-agent: fix: give --output a directory of its own (an empty one)",
+            file=sys.stderr,
+        )
+        return 1
     why = output_writable(paths.output)
     if why is not None:
         print(
@@ -379,6 +387,8 @@ def _skill_records(run: _Run, staged: list[Any]) -> list[dict[str, Any]]:
     assert run.context is not None
     by_name = {s.name: s for s in staged}
     seen = run.report.skills_seen
+    # Absent from what the stream showed: unseen only if the stream shows the listing.
+    absent = False if run.report.skills_listing_visible else None
     records = []
     for skill in run.context.skills:
         stage = by_name.get(skill.name)
@@ -388,7 +398,7 @@ def _skill_records(run: _Run, staged: list[Any]) -> list[dict[str, Any]]:
                 "source": skill.source,
                 "path": str(skill.path),
                 "staging": stage.staging if stage else "none",
-                "seen_by_engine": None if seen is None else skill.name in seen,
+                "seen_by_engine": None if seen is None else (skill.name in seen or absent),
             }
         )
     return records
