@@ -126,6 +126,9 @@ class EngineReport:
     tool_failures: int = 0
     #: Skill names the engine listed or loaded; None when the stream cannot tell.
     skills_seen: set[str] | None = None
+    #: False when the stream shows only loaded skills, not the listing: a skill missing from
+    #: ``skills_seen`` is then unknown (``seen_by_engine: null``), not unseen.
+    skills_listing_visible: bool = True
     #: An outcome the engine itself declared (replay scripts may ask for needs_human).
     declared_outcome: Literal["success", "failure", "needs_human"] | None = None
     #: Set by a parser to make the supervisor stop the engine now (e.g. a 401 being retried).

@@ -46,6 +46,9 @@ class GeminiParser(JsonLinesParser):
         self.max_steps = max_steps
         self.report.model = model
         self.report.skills_seen = set()
+        # The listing lives in the system instruction, which the stream never shows: only
+        # activations are visible, so a skill not activated is unknown, not unseen.
+        self.report.skills_listing_visible = False
         self._tools: dict[str, tuple[str, Any]] = {}
         self._after_tools: list[str] = []
         self._in_turn = False
