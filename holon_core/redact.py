@@ -8,6 +8,7 @@ would corrupt it); the agent scans it with :meth:`Redactor.find` instead.
 from __future__ import annotations
 
 import base64
+import json
 import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import quote, quote_plus
@@ -41,8 +42,11 @@ def secret_values(env: Mapping[str, str], names: Iterable[str] = ()) -> list[str
 
 
 def _variants(value: str) -> set[str]:
+    """The forms a value takes in what holon writes: raw, URL-, base64- and JSON-escaped."""
     raw = value.encode()
     forms = {value, quote(value, safe=""), quote_plus(value)}
+    forms.add(json.dumps(value)[1:-1])  # as it appears inside a JSON string (events, logs)
+    forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
     forms.add(base64.b64encode(raw).decode().rstrip("="))
     forms.add(base64.urlsafe_b64encode(raw).decode().rstrip("="))
     return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
@@ -56,6 +60,8 @@ class Redactor:
             {form for value in secrets for form in _variants(value)}, key=len, reverse=True
         )
         self._exact = re.compile("|".join(re.escape(f) for f in forms)) if forms else None
+        raw = [f.encode() for f in forms]
+        self._exact_bytes = re.compile(b"|".join(re.escape(f) for f in raw)) if raw else None
 
     def __call__(self, text: str) -> str:
         if self._exact is not None:
@@ -67,6 +73,10 @@ class Redactor:
     def find(self, text: str) -> bool:
         """True when ``text`` contains one of the exact secret values (any encoding)."""
         return self._exact is not None and self._exact.search(text) is not None
+
+    def find_bytes(self, data: bytes) -> bool:
+        """:meth:`find` for file contents that may not be text."""
+        return self._exact_bytes is not None and self._exact_bytes.search(data) is not None
 
 
 def _keep_prefix(match: re.Match[str]) -> str:

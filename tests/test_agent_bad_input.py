@@ -189,3 +189,22 @@ def test_output_overlapping_workspace_or_input_is_refused(tmp_path, where):
     assert result.exit_code == 1
     assert "output dir" in result.stderr and "fix:" in result.stderr
     assert snapshot_tree(tmp_path) == before  # nothing deleted, nothing written
+
+
+def test_a_stale_file_does_not_satisfy_a_required_artifact(tmp_path, assert_valid_manifest):
+    spec = {"output": {"artifacts": [{"path": "report.json", "required": True}]}}
+    task = make_task(tmp_path, replay=WRITE, spec_extra=spec)
+    (task.output / "report.json").write_text("{}")  # left by an earlier run
+    result = run_agent(task)
+    assert result.exit_code == 1
+    assert assert_valid_manifest(result.manifest)["metadata"]["reason"] == "missing_artifacts"
+
+
+@pytest.mark.parametrize("goal", ['""', '"   "', "{description: ''}"])
+def test_an_empty_goal_is_rejected_by_run_and_probe(tmp_path, goal, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    task.spec.write_text(f'version: "v1"\nkind: Holon\ngoal: {goal}\n')
+    result = run_agent(task)
+    assert result.exit_code == 1
+    assert "goal" in assert_valid_manifest(result.manifest)["error"]
+    assert run_agent(task, args=["--probe"]).exit_code == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from pathlib import Path
@@ -199,3 +200,38 @@ def test_holon_files_get_ordinary_permissions(tmp_path):
     assert run_agent(task).exit_code == 0
     for name in ("manifest.json", "diff.patch", "summary.md", "evidence/resources.json"):
         assert (task.output / name).stat().st_mode & 0o044 == 0o044, name  # group/other read
+
+
+def test_a_secret_with_json_special_characters_is_redacted_in_its_escaped_form(tmp_path):
+    secret = 'tok"en\\with-quote-and-backslash'
+    task = make_task(tmp_path, replay=[{"run": "echo $MY_TOKEN"}, {"say": "ok"}])
+    result = run_agent(task, env={"MY_TOKEN": secret, "HOLON_REPLAY_PASS_ENV": "MY_TOKEN"})
+    escaped = json.dumps(secret)[1:-1]
+    for path in task.output.rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            assert secret not in text and escaped not in text, path
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "flagged"),
+    [
+        ('printf "\\000bin $GITHUB_TOKEN\\n" > data.bin', "data.bin"),
+        ("echo $GITHUB_TOKEN > {output}/notes.txt", "output/notes.txt"),
+    ],
+)
+def test_a_secret_in_a_binary_change_or_an_output_file_needs_a_human(tmp_path, command, flagged):
+    secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyz"
+    task = make_task(tmp_path, replay=[{"run": command}, {"say": "done"}])
+    result = run_agent(task, env={"GITHUB_TOKEN": secret, "HOLON_REPLAY_PASS_ENV": "GITHUB_TOKEN"})
+    assert result.exit_code == 2
+    assert result.manifest is not None
+    assert result.manifest["metadata"]["secrets_in_changes"] == [flagged]
+
+
+def test_the_stricter_of_spec_timeout_and_holon_timeout_applies(tmp_path):
+    spec = {"constraints": {"timeout": "5m"}}
+    task = make_task(tmp_path, replay=[{"say": "slow"}, {"sleep": 30}], spec_extra=spec)
+    result = run_agent(task, env={"HOLON_TIMEOUT": "1"})
+    assert result.reason == "timeout"

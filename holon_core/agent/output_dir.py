@@ -1,25 +1,28 @@
 """Start from a clean record: artifacts an earlier run left are not mixed into this one.
 
 holon's own artifacts (manifest.json, diff.patch, summary.md, evidence/) are removed; any
-other file already there is left alone (it may be the user's) and kept out of the inventory.
+other file already there is left alone (it may be the user's) and kept out of the inventory
+unless the run rewrites it.
 """
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+from holon_core.files import clear_path
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HOLON_OWNED = ("manifest.json", "diff.patch", "summary.md", "evidence")
 
 
-def prepare_output(output: Path) -> set[str]:
-    """Remove stale holon artifacts; return the relative paths of the files that remain."""
+def prepare_output(output: Path) -> dict[str, int]:
+    """Remove stale holon artifacts; return the files that remain, with their mtimes (ns)."""
     for name in HOLON_OWNED:
-        path = output / name
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        elif path.exists() or path.is_symlink():
-            path.unlink()
+        clear_path(output / name)
     return {
-        p.relative_to(output).as_posix() for p in output.rglob("*") if p.is_file() or p.is_symlink()
+        p.relative_to(output).as_posix(): p.lstat().st_mtime_ns
+        for p in output.rglob("*")
+        if p.is_file() or p.is_symlink()
     }

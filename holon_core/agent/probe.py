@@ -38,7 +38,9 @@ def spec_check(spec: Path) -> Check:
         return Check("spec", False, f"{spec} is not a mapping", "see `holon schema spec`")
     if data.get("version") != "v1" or data.get("kind") != "Holon":
         return Check("spec", False, f"{spec}: version/kind not v1/Holon", 'use version: "v1"')
-    if not data.get("goal"):
+    goal = data.get("goal")
+    text = goal.get("description") if isinstance(goal, dict) else goal
+    if not isinstance(text, str) or not text.strip():
         return Check("spec", False, f"{spec}: goal is missing", "add goal: <what to do>")
     return Check("spec", True, str(spec))
 

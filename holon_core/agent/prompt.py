@@ -42,7 +42,8 @@ def _user_prompt(spec: Spec, context_dir: Path, workspace: Path) -> str:
         parts.append("# Context\n")
         used = 0
         for path, label in files:
-            data = path.read_bytes()[:MAX_CONTEXT_FILE]
+            with path.open("rb") as handle:  # never read a huge log whole
+                data = handle.read(MAX_CONTEXT_FILE)
             if used + len(data) > MAX_CONTEXT_TOTAL or b"\x00" in data:
                 parts.append(f"- {label} (not inlined; read it from {path})")
                 continue

@@ -30,6 +30,7 @@ from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
 from holon_core.agent.preflight import run_preflight
 from holon_core.agent.prompt import compile_prompt
 from holon_core.agent.runlog import RunLog
+from holon_core.agent.secret_scan import scan_outputs, scan_patch
 from holon_core.agent.select import select_engine
 from holon_core.agent.summary import ensure_summary
 from holon_core.capability import capability_warnings
@@ -78,7 +79,8 @@ class _Run:
     report: EngineReport = field(default_factory=EngineReport)
     process: ProcessOutcome | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
-    preexisting: set[str] = field(default_factory=set)
+    #: Files (relative path -> mtime_ns) in the output dir before the run; not this run's.
+    preexisting: dict[str, int] = field(default_factory=dict)
     run_dir: Path | None = None
     private_state: bool = False
     timeouts: tuple[float, float] = (DEFAULT_TIMEOUT, DEFAULT_SILENCE)
@@ -202,7 +204,12 @@ def _execute(run: _Run, context: RunContext) -> None:
     parser = run.plugins.event_parser(context)
     run.report = parser.report
     run.check_cancel()
-    wall = spec.constraints.timeout_seconds or _env_float(run.env, "HOLON_TIMEOUT", DEFAULT_TIMEOUT)
+    # Both the spec's timeout and HOLON_TIMEOUT (e.g. `holon run --timeout`) are limits: the
+    # stricter one applies.
+    limits = [
+        t for t in (spec.constraints.timeout_seconds, _env_seconds(run.env, "HOLON_TIMEOUT")) if t
+    ]
+    wall = min(limits) if limits else DEFAULT_TIMEOUT
     silence = _env_float(run.env, "HOLON_SILENCE_TIMEOUT", DEFAULT_SILENCE)
 
     def on_stdout(line: str) -> None:
@@ -244,13 +251,17 @@ def _judge(run: _Run, context: RunContext) -> Decision:
     diff = write_diff(run.baseline, paths.output / "diff.patch", exclude=_holon_dirs_inside(run))
     run.metadata["changed"] = diff.changed
     run.metadata["files_changed"] = len(diff.files)
-    secret_files = _secret_files(run, diff.patch_path)
+    secret_files = scan_patch(run.redact, diff.patch_path, paths.workspace, diff.binary_files)
+    secret_files += scan_outputs(run.redact, paths.output, _engine_outputs(run))
+    if secret_files:
+        run.metadata["secrets_in_changes"] = secret_files
+    stale = _unchanged_preexisting(run)
     missing = tuple(
         a.path
         for a in spec.output.artifacts
         if a.required
         and a.path not in ("manifest.json", "summary.md", "diff.patch")
-        and not (paths.output / a.path).exists()
+        and (not (paths.output / a.path).exists() or a.path in stale)
     )
     signals = Signals(
         report=run.report,
@@ -293,7 +304,7 @@ def _finish(run: _Run, decision: Decision) -> int:
             ev.write_json("resources.json", _resources(run.process))
         data = _manifest_data(run, decision, duration)
         ev.close()
-        data["artifacts"] = inventory(run.paths.output, exclude=run.preexisting)
+        data["artifacts"] = inventory(run.paths.output, exclude=_unchanged_preexisting(run))
         merged = merge_skill_manifest(data, read_skill_manifest(run.paths.output))
         write_manifest_file(run.paths.output, merged, run.redact)
     except Exception as exc:  # a bug while recording: still leave a valid record
@@ -306,7 +317,7 @@ def _finish(run: _Run, decision: Decision) -> int:
         )
         ev.close()
         fallback = _minimal_manifest(run, decision, time.monotonic() - run.started)
-        fallback["artifacts"] = inventory(run.paths.output, exclude=run.preexisting)
+        fallback["artifacts"] = inventory(run.paths.output, exclude=_unchanged_preexisting(run))
         write_manifest_file(run.paths.output, fallback, run.redact)
     finally:
         ev.close()
@@ -428,6 +439,29 @@ def _figures(run: _Run, duration: float) -> dict[str, str]:
     return figures
 
 
+def _unchanged_preexisting(run: _Run) -> set[str]:
+    """Files that were in the output dir before the run and were not rewritten by it."""
+    stale = set()
+    for rel, mtime in run.preexisting.items():
+        with contextlib.suppress(OSError):
+            if (run.paths.output / rel).stat().st_mtime_ns == mtime:
+                stale.add(rel)
+    return stale
+
+
+def _engine_outputs(run: _Run) -> list[str]:
+    """What the engine (or a skill) wrote into the output dir; holon's own files excluded."""
+    from holon_core.manifest_writer import inventory
+
+    stale = _unchanged_preexisting(run)
+    owned = {"manifest.json", "diff.patch"}
+    return [
+        rel
+        for rel in inventory(run.paths.output, exclude=stale)
+        if rel not in owned and not rel.startswith("evidence/")
+    ]
+
+
 def _holon_dirs_inside(run: _Run) -> list[str]:
     """The output and state dirs when they lie inside the workspace: holon's, not changes."""
     inside = []
@@ -438,21 +472,6 @@ def _holon_dirs_inside(run: _Run) -> list[str]:
                 if rel.parts:
                     inside.append(rel.as_posix())
     return inside
-
-
-def _secret_files(run: _Run, patch: Path) -> list[str]:
-    if not run.redact.find(patch.read_text(encoding="utf-8", errors="replace")):
-        return []
-    flagged: list[str] = []
-    current = ""
-    with patch.open(encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if line.startswith("diff --git "):
-                current = line.rsplit(" b/", 1)[-1].strip()
-            elif line.startswith("+") and current not in flagged and run.redact.find(line):
-                flagged.append(current)
-    run.metadata["secrets_in_changes"] = flagged
-    return flagged
 
 
 def _log_event(run: _Run, event: Event) -> None:
@@ -481,6 +500,11 @@ def _warm_up(log: RunLog) -> None:
     """Imports needed only after the engine ends, done while it runs (see runlog.py)."""
     log.attach()
     import holon_core.manifest_writer  # noqa: F401  (builds the Manifest model)
+
+
+def _env_seconds(env: Mapping[str, str], name: str) -> float | None:
+    value = _env_float(env, name, 0.0)
+    return value or None
 
 
 def _env_float(env: Mapping[str, str], name: str, default: float) -> float:

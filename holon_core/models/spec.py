@@ -88,6 +88,14 @@ class Spec(_Open):
     constraints: Constraints = Field(default_factory=Constraints)
     engine: EngineChoice = Field(default_factory=EngineChoice)
 
+    @field_validator("goal")
+    @classmethod
+    def _goal_says_something(cls, value: str | Goal) -> str | Goal:
+        text = value if isinstance(value, str) else value.description
+        if not text.strip():
+            raise ValueError("the goal is empty; say what the engine should do")
+        return value
+
     @property
     def goal_text(self) -> str:
         return self.goal if isinstance(self.goal, str) else self.goal.description
