@@ -100,3 +100,21 @@ def test_output_and_state_inside_the_workspace_stay_out_of_the_patch(tmp_path):
     patch = (output / "diff.patch").read_text()
     assert "b/b.txt" in patch
     assert "out/" not in patch and ".state" not in patch and "manifest" not in patch
+
+
+def test_a_nested_repository_is_named_in_the_manifest_not_silently_dropped(tmp_path):
+    task = make_task(
+        tmp_path,
+        files={"a.txt": "a\n"},
+        replay=[{"write": {"path": "vendor/lib/x.txt", "content": "changed\n"}}, {"say": "ok"}],
+    )
+    nested = task.workspace / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    (nested / "x.txt").write_text("x\n")
+    git(nested, "init", "-q")
+    git(nested, "add", "-A")
+    git(nested, "commit", "-q", "-m", "nested")
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    assert result.manifest is not None
+    assert any("vendor/lib" in w for w in result.manifest["metadata"]["warnings"])

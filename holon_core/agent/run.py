@@ -43,7 +43,7 @@ from holon_core.plugins import HolonPlugins, load_plugins
 from holon_core.redact import Redactor, secret_values
 from holon_core.skills import resolve_skills
 from holon_core.supervisor import ProcessOutcome, supervise
-from holon_core.workspace import Baseline, record_baseline, write_diff
+from holon_core.workspace import Baseline, nested_repositories, record_baseline, write_diff
 
 DEFAULT_TIMEOUT = 3600.0
 DEFAULT_SILENCE = 900.0
@@ -251,6 +251,14 @@ def _judge(run: _Run, context: RunContext) -> Decision:
     diff = write_diff(run.baseline, paths.output / "diff.patch", exclude=_holon_dirs_inside(run))
     run.metadata["changed"] = diff.changed
     run.metadata["files_changed"] = len(diff.files)
+    nested = nested_repositories(run.baseline)
+    if nested:
+        warning = (
+            f"nested git repositories are recorded as commit pointers only, so changes inside "
+            f"them are not in diff.patch: {', '.join(nested)}"
+        )
+        run.log.warning("workspace", detail=warning)
+        run.metadata.setdefault("warnings", []).append(warning)
     secret_files = scan_patch(run.redact, diff.patch_path, paths.workspace, diff.binary_files)
     secret_files += scan_outputs(run.redact, paths.output, _engine_outputs(run))
     if secret_files:

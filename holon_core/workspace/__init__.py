@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from holon_core.workspace.baseline import Baseline, record_baseline
-from holon_core.workspace.diff import DiffResult, write_diff
+from holon_core.workspace.diff import DiffResult, nested_repositories, write_diff
 from holon_core.workspace.snapshot import Snapshot, make_snapshot, remove_snapshot
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "DiffResult",
     "Snapshot",
     "make_snapshot",
+    "nested_repositories",
     "record_baseline",
     "remove_snapshot",
     "write_diff",

@@ -133,3 +133,19 @@ def _parse_numstat(head: bytes) -> tuple[list[str], list[str]]:
         if added == b"-":
             binary.append(name)
     return files, binary
+
+
+def nested_repositories(baseline: Baseline) -> list[str]:
+    """Nested git repositories (gitlinks) in the workspace as last recorded by ``write_diff``.
+
+    git records them as a commit pointer, so edits inside them cannot be in ``diff.patch``;
+    the agent says so in the manifest rather than reporting a silent "no changes".
+    """
+    listing = run_git(
+        ["ls-files", "--stage", "-z"], cwd=baseline.workspace, git_dir=baseline.git_dir
+    ).stdout
+    return sorted(
+        os.fsdecode(entry.split(b"\t", 1)[1])
+        for entry in listing.split(b"\0")
+        if entry.startswith(b"160000 ")
+    )
