@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from holon_adapter_gemini import GeminiAdapter
-from holon_adapter_gemini.home import forced_settings, write_home
+from holon_adapter_gemini.home import SKIP_TRUST_FLAG, forced_settings, write_home
 from holon_conformance.provider import ScriptedProvider
 
 from bench._overhead import GOAL, compare, timed
@@ -31,8 +31,8 @@ def bare_run(binary: Path, server: ScriptedProvider, task: Task) -> float:
     env.update({"LANG": "C.UTF-8", "TERM": "dumb", "NO_COLOR": "1"})
     env.update(write_home(home, task.root, forced_settings(int(ATTEMPTS), None), system))
     env.update({"GEMINI_CLI_NO_RELAUNCH": "1", **server.engine_env("gemini")})
-    argv = [str(binary), "-p", f"# Task\n\n{GOAL}\n", "--output-format", "stream-json"]
-    argv += ["--yolo", "-m", MODEL]
+    argv = [str(binary), f"--prompt=# Task\n\n{GOAL}\n", "--output-format", "stream-json"]
+    argv += ["--yolo", SKIP_TRUST_FLAG, "-m", MODEL]
     elapsed, done = timed(argv, env=env, cwd=task.workspace)
     if done.returncode != 0 or not (task.workspace / "hello.txt").exists():
         raise SystemExit(f"bare gemini failed ({done.returncode}): {done.stderr.decode()}")
