@@ -27,6 +27,10 @@ EMPTY_TREE = {
 MARKER = "holon-private-git"
 _NO_HOME = "/nonexistent/holon-git-home"
 _HIDDEN_FLAGS = re.compile(rb"(?:^|\0)([a-zS]) ")
+_NO_COMMIT = re.compile(r"error: '(.+?)/?' does not have a commit checked out")
+_MAX_UNBORN = 20
+#: File in a private git dir listing nested repositories left out for having no commit.
+UNBORN_REPOS = "holon-unborn-repos"
 
 
 def git_env() -> dict[str, str]:
@@ -198,11 +202,20 @@ def _config_text(object_format: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def init_private(git_dir: Path, repo: RepoInfo | None, extra_excludes: Sequence[str] = ()) -> None:
+def init_private(
+    git_dir: Path,
+    repo: RepoInfo | None,
+    extra_excludes: Sequence[str] = (),
+    *,
+    user_ignores: bool = False,
+) -> None:
     """Lay out a private git dir by hand (faster than `git init`, no templates or hooks).
 
     For a repo, objects are borrowed read-only through alternates and the user's exclude and
     attribute files are copied so ignore rules match what the user's git sees.
+    ``user_ignores`` adds the user's global ignore rules: the snapshot needs them (an ignored
+    secret must not be copied where the engine can read it), the baseline and diff stay
+    hermetic so a user's config can never change the patch.
     """
     for sub in ("objects/info", "objects/pack", "refs/heads", "refs/tags", "info"):
         (git_dir / sub).mkdir(parents=True, exist_ok=True)
@@ -220,10 +233,41 @@ def init_private(git_dir: Path, repo: RepoInfo | None, extra_excludes: Sequence[
                     exclude = src.read_text(errors="surrogateescape")
                 else:
                     shutil.copyfile(src, git_dir / "info" / name)
+        if user_ignores:
+            exclude += "\n" + user_excludes(repo.toplevel)
     if exclude and not exclude.endswith("\n"):
         exclude += "\n"
     exclude += "".join(f"{pattern}\n" for pattern in extra_excludes)
     (git_dir / "info/exclude").write_text(exclude, errors="surrogateescape")
+
+
+def user_excludes(toplevel: Path) -> str:
+    """The user's global ignore rules (``core.excludesFile`` or git's XDG default).
+
+    Everything else of the user's config stays out, but these decide which files the user's
+    own git treats as ignored (often secrets such as ``*.env``), so the baseline and the
+    snapshot must honour them too. Read-only: git only reports the setting.
+    """
+    configured = (
+        subprocess.run(
+            [git_binary(), "config", "--path", "--get", "core.excludesFile"],
+            cwd=toplevel,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+            capture_output=True,
+            check=False,
+        )
+        .stdout.decode(errors="surrogateescape")
+        .strip()
+    )
+    if configured:
+        path = Path(configured)
+    else:
+        config_home = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+        path = Path(config_home) / "git" / "ignore"
+    try:
+        return path.read_text(errors="surrogateescape")
+    except OSError:
+        return ""
 
 
 def adopt_index(repo: RepoInfo, git_dir: Path, work_tree: Path) -> bool:
@@ -254,12 +298,40 @@ def adopt_index(repo: RepoInfo, git_dir: Path, work_tree: Path) -> bool:
 
 
 def add_all(git_dir: Path, work_tree: Path) -> None:
-    """`git add -A` into the private index; an index git cannot reuse is dropped, not fatal."""
+    """`git add -A` into the private index; an index git cannot reuse is dropped, not fatal.
+
+    A nested repository without a commit makes `git add` refuse the whole tree; such
+    directories are excluded (and listed in :data:`UNBORN_REPOS`) instead of failing the run.
+    """
     args = ["add", "-A"]
-    proc = run_git(args, cwd=work_tree, git_dir=git_dir, work_tree=work_tree, check=False)
-    if proc.returncode != 0:
-        (git_dir / "index").unlink(missing_ok=True)
-        run_git(args, cwd=work_tree, git_dir=git_dir, work_tree=work_tree)
+    for _ in range(_MAX_UNBORN):
+        proc = run_git(args, cwd=work_tree, git_dir=git_dir, work_tree=work_tree, check=False)
+        if proc.returncode == 0:
+            return
+        unborn = _NO_COMMIT.findall(proc.stderr.decode(errors="surrogateescape"))
+        if not unborn:
+            break
+        _exclude_unborn(git_dir, unborn)
+    (git_dir / "index").unlink(missing_ok=True)
+    run_git(args, cwd=work_tree, git_dir=git_dir, work_tree=work_tree)
+
+
+def unborn_repositories(git_dir: Path) -> list[str]:
+    """Nested repositories without a commit that :func:`add_all` had to leave out."""
+    path = git_dir / UNBORN_REPOS
+    return path.read_text(errors="surrogateescape").splitlines() if path.is_file() else []
+
+
+def _exclude_unborn(git_dir: Path, paths: Sequence[str]) -> None:
+    with (git_dir / "info" / "exclude").open("a", errors="surrogateescape") as exclude:
+        exclude.write("".join(f"/{_glob_literal(p)}/\n" for p in paths))
+    with (git_dir / UNBORN_REPOS).open("a", errors="surrogateescape") as listed:
+        listed.write("".join(f"{p}\n" for p in paths))
+
+
+def _glob_literal(path: str) -> str:
+    """An exclude pattern matching ``path`` literally."""
+    return re.sub(r"([*?\[\\!#])", r"\\\1", path)
 
 
 def exclude_pathspecs(exclude: Sequence[str]) -> list[str]:

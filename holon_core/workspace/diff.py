@@ -21,6 +21,7 @@ from holon_core.workspace._git import (
     git_env,
     relative_inside,
     run_git,
+    unborn_repositories,
 )
 
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ def _parse_numstat(head: bytes) -> tuple[list[str], list[str]]:
 
 
 def nested_repositories(baseline: Baseline) -> list[str]:
-    """Nested git repositories (gitlinks) in the workspace as last recorded by ``write_diff``.
+    """Nested git repositories in the workspace (gitlinks, and unborn ones left out).
 
     git records them as a commit pointer, so edits inside them cannot be in ``diff.patch``;
     the agent says so in the manifest rather than reporting a silent "no changes".
@@ -144,8 +145,9 @@ def nested_repositories(baseline: Baseline) -> list[str]:
     listing = run_git(
         ["ls-files", "--stage", "-z"], cwd=baseline.workspace, git_dir=baseline.git_dir
     ).stdout
-    return sorted(
+    gitlinks = {
         os.fsdecode(entry.split(b"\t", 1)[1])
         for entry in listing.split(b"\0")
         if entry.startswith(b"160000 ")
-    )
+    }
+    return sorted(gitlinks | set(unborn_repositories(baseline.git_dir)))

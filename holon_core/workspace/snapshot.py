@@ -80,7 +80,7 @@ def remove_snapshot(snapshot: Snapshot) -> None:
 
 def _git_snapshot(repo: RepoInfo, source: Path, dest: Path) -> None:
     git_dir = dest / ".git"
-    init_private(git_dir, repo)
+    init_private(git_dir, repo, user_ignores=True)
     shallow = repo.common_dir / "shallow"
     if shallow.is_file():
         shutil.copyfile(shallow, git_dir / "shallow")

@@ -108,3 +108,35 @@ def test_destination_must_be_empty_and_outside(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError):
         make_snapshot(src, src / "inner")
     assert (tmp_path / "full" / "x").read_text() == "x"
+
+
+def test_files_the_users_global_excludes_ignore_stay_out_of_the_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[core]\n\texcludesFile = ~/my-ignore\n")
+    (home / "my-ignore").write_text("global-secret.env\n")
+    monkeypatch.setenv("HOME", str(home))
+    src = tmp_path / "src"
+    make_dirty_repo(src)
+    write(src, "global-secret.env", "TOKEN=abc\n")
+    write(src, "kept.txt", "kept\n")
+    snap = make_snapshot(src, tmp_path / "snap")
+    assert (snap.path / "kept.txt").is_file()
+    assert not (snap.path / "global-secret.env").exists()
+
+
+def test_a_nested_repository_without_a_commit_does_not_break_baseline_or_snapshot(
+    tmp_path: Path,
+) -> None:
+    src = tmp_path / "src"
+    make_dirty_repo(src)
+    write(src, "inner/f.txt", "f\n")
+    git(src / "inner", "init", "-q")
+    baseline = record_baseline(src, tmp_path / "state")
+    write(src, "top.txt", "changed\n")
+    result = write_diff(baseline, tmp_path / "out" / "diff.patch")
+    assert "top.txt" in result.files
+    snap = make_snapshot(src, tmp_path / "snap")
+    assert (snap.path / "top.txt").is_file()
