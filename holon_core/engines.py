@@ -57,7 +57,7 @@ def read_engine_version(binary: Path, timeout: float = 20.0) -> str | None:
             text=True,
             timeout=timeout,
             check=False,
-            env={**os.environ, "GEMINI_CLI_NO_RELAUNCH": "1", "NO_COLOR": "1"},
+            env={**os.environ, "NO_COLOR": "1"},
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -71,12 +71,21 @@ def read_engine_version(binary: Path, timeout: float = 20.0) -> str | None:
 
 # --- pinned engines: what holon supports, what is installed, and installing it -------------
 
+def _engine_packages() -> dict[str, tuple[str, str, str]]:
+    """Engine name -> (npm package, binary, override variable), from the pins' data.
+
+    The core names no engine in code: which engines are pinned is data shipped beside the
+    lock file (``holon.engines`` in engine_pins/package.json).
+    """
+    table = json.loads((PINS_DIR / "package.json").read_text("utf-8"))["holon"]["engines"]
+    return {
+        name: (entry["package"], entry["bin"], f"HOLON_{name.upper()}_BIN")
+        for name, entry in table.items()
+    }
+
+
 #: Engine name -> (npm package, binary name, override variable).
-ENGINE_PACKAGES: dict[str, tuple[str, str, str]] = {
-    "claude": ("@anthropic-ai/claude-code", "claude", "HOLON_CLAUDE_BIN"),
-    "codex": ("@openai/codex", "codex", "HOLON_CODEX_BIN"),
-    "gemini": ("@google/gemini-cli", "gemini", "HOLON_GEMINI_BIN"),
-}
+ENGINE_PACKAGES: dict[str, tuple[str, str, str]] = _engine_packages()
 MIN_NODE_MAJOR = 20
 
 

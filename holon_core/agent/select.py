@@ -29,7 +29,7 @@ def select_engine(
     if not installed:
         raise EngineNotFound(
             f"no engine adapter is installed (available: {listed})",
-            hint="pip install holon-adapter-claude (or -codex, -gemini), or pass --engine replay",
+            hint="pip install an adapter (holon-adapter-<engine>), or pass --engine replay",
         )
     raise EngineNotFound(
         f"several engines are installed ({listed}) and none was chosen",
