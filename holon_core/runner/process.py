@@ -39,10 +39,22 @@ def run_agent_process(
     on_tick: Callable[[float], None],
     timeout: float | None = None,
     grace: float = KILL_GRACE,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> AgentExit:
-    """Run the agent to completion; ``on_tick(elapsed)`` is called every ~0.1 s."""
+    """Run the agent to completion; ``on_tick(elapsed)`` is called every ~0.1 s.
+
+    ``cancelled()`` says a stop signal arrived just before our handler was installed; the
+    agent is then stopped at once. Whatever happens here (a failing ``on_tick``, an
+    unexpected error), the agent has been stopped and reaped when this returns or raises,
+    so the caller may delete its snapshot.
+    """
     stdout_path, stderr_path = logs
-    with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
+    waiter = _Waiter(timeout, grace)
+    with (
+        stdout_path.open("wb") as out,
+        stderr_path.open("wb") as err,
+        _forwarding(waiter.on_signal),
+    ):
         try:
             proc = subprocess.Popen(
                 list(argv),
@@ -55,45 +67,82 @@ def run_agent_process(
             )
         except OSError as exc:
             return AgentExit(127, spawn_error=f"cannot start {argv[0]}: {exc.strerror or exc}")
-        return _wait(proc, on_tick, timeout, grace)
+        waiter.proc = proc
+        if cancelled():
+            waiter.on_signal(signal.SIGTERM, None)
+        try:
+            return waiter.wait(on_tick)
+        except BaseException:
+            waiter.stop()
+            raise
 
 
-def _wait(
-    proc: subprocess.Popen[bytes],
-    on_tick: Callable[[float], None],
-    timeout: float | None,
-    grace: float,
-) -> AgentExit:
-    started = time.monotonic()
-    stop_asked: list[float] = []  # when SIGTERM was first sent
-    interrupted = threading.Event()
+class _Waiter:
+    """Waits for the agent, enforcing the deadline and the SIGTERM-then-SIGKILL grace."""
 
-    def terminate() -> None:
-        if not stop_asked:
-            stop_asked.append(time.monotonic())
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
+    def __init__(self, timeout: float | None, grace: float) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.timeout, self.grace = timeout, grace
+        self.stop_asked: float | None = None  # when SIGTERM was first sent
+        self.interrupted = threading.Event()
+        self.timed_out = self.killed = False
 
-    def on_signal(_signum: int, _frame: FrameType | None) -> None:
-        interrupted.set()
-        terminate()
+    def on_signal(self, _signum: int, _frame: FrameType | None) -> None:
+        self.interrupted.set()
+        self.terminate()
 
-    timed_out = killed = False
-    with _forwarding(on_signal):
-        while proc.poll() is None:
+    def terminate(self) -> None:
+        if self.stop_asked is None:
+            self.stop_asked = time.monotonic()
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.send_signal(signal.SIGTERM)
+
+    def wait(self, on_tick: Callable[[float], None]) -> AgentExit:
+        assert self.proc is not None
+        started = time.monotonic()
+        ticking = True
+        while self.proc.poll() is None:
             now = time.monotonic()
-            on_tick(now - started)
-            if timeout is not None and not stop_asked and now - started > timeout:
-                timed_out = True
-                terminate()
-            if stop_asked and now - stop_asked[0] > grace and not killed:
-                killed = True
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
+            if ticking:
+                ticking = _tick(on_tick, now - started)
+            overdue = self.timeout is not None and now - started > self.timeout
+            if overdue and self.stop_asked is None:
+                self.timed_out = True
+                self.terminate()
+            self._kill_after_grace(now)
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(POLL)
-    on_tick(time.monotonic() - started)
-    return AgentExit(proc.returncode, interrupted.is_set(), timed_out, killed)
+                self.proc.wait(POLL)
+        if ticking:
+            _tick(on_tick, time.monotonic() - started)
+        return AgentExit(
+            self.proc.returncode, self.interrupted.is_set(), self.timed_out, self.killed
+        )
+
+    def stop(self) -> None:
+        """SIGTERM, SIGKILL after the grace period, and reap: used when waiting failed."""
+        assert self.proc is not None
+        self.terminate()
+        while self.proc.poll() is None:
+            self._kill_after_grace(time.monotonic())
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(POLL)
+
+    def _kill_after_grace(self, now: float) -> None:
+        assert self.proc is not None
+        if self.stop_asked is not None and now - self.stop_asked > self.grace and not self.killed:
+            self.killed = True
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+
+
+def _tick(on_tick: Callable[[float], None], elapsed: float) -> bool:
+    """Progress is a courtesy: if showing it fails, stop showing it and keep waiting."""
+    try:
+        on_tick(elapsed)
+    except Exception:
+        return False
+    return True
 
 
 @contextlib.contextmanager

@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import IO, Any
 
+from holon_core.runner.streams import write_safely
+
 _SPINNER = "|/-\\"
 _WIDTH = 100
 
@@ -98,8 +100,7 @@ class Progress:
         if self.tty and event.get("type") in ("phase", "message"):
             return  # shown in the status line / kept out of the scrolling log on a terminal
         self._clear()
-        self.stream.write(f"[{elapsed:6.1f}s] {line}\n")
-        self.stream.flush()
+        self._write(f"[{elapsed:6.1f}s] {line}\n")
 
     def tick(self, elapsed: float) -> None:
         if not (self.enabled and self.tty):
@@ -107,15 +108,21 @@ class Progress:
         self._ticks += 1
         spin = _SPINNER[self._ticks % len(_SPINNER)]
         tools = f"{self.tools} tool call{'s' if self.tools != 1 else ''}"
-        self.stream.write(f"\r\x1b[K{spin} {elapsed:6.1f}s  {self.phase}  {tools}")
-        self.stream.flush()
-        self._status_shown = True
+        self._status_shown = self._write(f"\r\x1b[K{spin} {elapsed:6.1f}s  {self.phase}  {tools}")
 
     def finish(self) -> None:
         self._clear()
 
     def _clear(self) -> None:
         if self._status_shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
             self._status_shown = False
+            self._write("\r\x1b[K")
+
+    def _write(self, text: str) -> bool:
+        """A closed or broken stream (``holon run 2>&1 | head``) ends progress, not the run."""
+        if not self.enabled:
+            return False
+        if not write_safely(self.stream, text):
+            self.enabled = False
+            return False
+        return True
