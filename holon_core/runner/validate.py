@@ -23,6 +23,11 @@ from holon_core.workspace._git import git_binary, git_env
 
 EXIT_FOR_OUTCOME = {"success": 0, "failure": 1, "needs_human": 2}
 _MAX_ERRORS = 5
+#: Config a user's repository may set that would make ``git apply`` rewrite the change.
+_EXACT = (
+    "-c", "apply.whitespace=nowarn", "-c", "apply.ignoreWhitespace=no",
+    "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.eol=lf",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -124,11 +129,14 @@ def _apply(patch: Path, workspace: Path, *, check: bool) -> str | None:
     """``git apply`` in the original workspace: its working tree only, never its index.
 
     Discovery is stopped at the workspace's parent so a plain directory inside some other
-    repository is patched as a plain directory (git would otherwise re-root the paths).
+    repository is patched as a plain directory (git would otherwise re-root the paths). The
+    repository's own config still applies, so ``_EXACT`` overrides what could alter the
+    engine's change on the way in (``apply.whitespace=fix`` strips trailing spaces).
     """
     env = git_env()
     env["GIT_CEILING_DIRECTORIES"] = str(workspace.resolve().parent)
-    args = [git_binary(), "apply", *(["--check"] if check else []), str(patch.resolve())]
+    args = [git_binary(), *_EXACT, "apply", "--whitespace=nowarn"]
+    args += [*(["--check"] if check else []), str(patch.resolve())]
     done = subprocess.run(
         args, cwd=workspace, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False
     )
