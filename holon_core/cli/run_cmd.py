@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from holon_core.durations import parse_duration
-from holon_core.errors import InputError
+from holon_core.errors import HolonError, InputError
+
+if TYPE_CHECKING:
+    from holon_core.runner.report import RunAborted
+    from holon_core.runner.signals import StopSignals
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,31 +60,63 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    from holon_core.runner import RunOptions, render_human, run_task
+    """Signals are handled from the first line on, and every ending prints one result."""
+    from holon_core.runner.signals import StopSignals
 
-    timeout = None
-    if args.timeout is not None:
-        try:
-            timeout = parse_duration(args.timeout)
-        except ValueError as exc:
-            raise InputError(f"--timeout: {exc}", hint="write it like 90s, 10m or 1h") from exc
-    options = RunOptions(
-        spec=args.spec,
-        workspace=args.workspace,
-        output=args.output,
-        runs_dir=args.runs_dir,
-        engine=args.engine,
-        model=args.model,
-        context=args.context,
-        system_prompt=args.system_prompt,
-        user_prompt=args.user_prompt,
-        skills=list(args.skill),
-        apply=args.apply,
-        keep_snapshot=args.keep_snapshot,
-        timeout=timeout,
-        progress=not args.quiet,
-    )
-    result = run_task(options)
-    sys.stdout.write(result.to_json() if args.json else render_human(result))
-    sys.stdout.flush()
+    with StopSignals().installed() as stops:
+        return _run(args, stops)
+
+
+def _run(args: argparse.Namespace, stops: StopSignals) -> int:
+    from holon_core.runner import RunOptions, render_human, run_task
+    from holon_core.runner.report import RunAborted
+    from holon_core.runner.signals import RunCancelled
+    from holon_core.runner.streams import write_safely
+
+    try:
+        timeout = None
+        if args.timeout is not None:
+            try:
+                timeout = parse_duration(args.timeout)
+            except ValueError as exc:
+                raise InputError(f"--timeout: {exc}", hint="write it like 90s, 10m or 1h") from exc
+        options = RunOptions(
+            spec=args.spec,
+            workspace=args.workspace,
+            output=args.output,
+            runs_dir=args.runs_dir,
+            engine=args.engine,
+            model=args.model,
+            context=args.context,
+            system_prompt=args.system_prompt,
+            user_prompt=args.user_prompt,
+            skills=list(args.skill),
+            apply=args.apply,
+            keep_snapshot=args.keep_snapshot,
+            timeout=timeout,
+            progress=not args.quiet,
+        )
+        result = run_task(options, stops=stops)
+    except (HolonError, RunCancelled) as exc:
+        reason = exc.reason if isinstance(exc, HolonError) else "cancelled"
+        aborted = RunAborted(str(exc), reason=reason, cancelled=isinstance(exc, RunCancelled))
+        return _report_abort(args, aborted)
+    except RunAborted as exc:
+        return _report_abort(args, exc)
+    write_safely(sys.stdout, result.to_json() if args.json else render_human(result))
     return result.exit_code
+
+
+def _report_abort(args: argparse.Namespace, aborted: RunAborted) -> int:
+    """The human message on stderr; with ``--json`` also the result object on stdout."""
+    from holon_core.runner.streams import write_safely
+
+    kind = "cancelled" if aborted.cancelled else "error"
+    message = f"holon run: {kind}: {aborted.message}\n"
+    if aborted.run_dir is not None:
+        message += f"holon run: the run directory was kept: {aborted.run_dir}\n"
+    write_safely(sys.stderr, message)
+    if args.json:
+        workspace = args.workspace.expanduser().absolute()
+        write_safely(sys.stdout, aborted.to_json(workspace=workspace, apply=args.apply))
+    return 1

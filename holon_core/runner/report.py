@@ -39,6 +39,7 @@ class RunResult:
     apply_error: str | None = None
     interrupted: bool = False
     timed_out: bool = False
+    state_dir: Path | None = None  # kept for debugging (HOLON_KEEP_RUN_DIR=1)
 
     @property
     def manifest_path(self) -> Path | None:
@@ -76,6 +77,7 @@ class RunResult:
                 "patch": _str(self.artifact("diff.patch")),
                 "summary": _str(self.artifact("summary.md")),
                 "events": _str(self.artifact("evidence/events.ndjson")),
+                "state": _str(self.state_dir),
             },
             "snapshot": self.snapshot,
         }
@@ -120,5 +122,56 @@ def render_human(result: RunResult) -> str:
             lines.append(f"  applied   no: {result.apply_error or 'nothing to apply'}")
     if result.snapshot.get("kept"):
         lines.append(f"  snapshot  {result.snapshot.get('path')}")
+    if result.state_dir is not None:
+        lines.append(f"  state     {result.state_dir} (HOLON_KEEP_RUN_DIR=1)")
     lines.append(f"  run dir   {result.run_dir}")
     return "\n".join(lines) + "\n"
+
+
+class RunAborted(Exception):
+    """The run ended before the agent started: bad input, or a stop signal."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str,
+        warnings: list[str] | None = None,
+        cancelled: bool = False,
+        run_dir: Path | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message, self.reason, self.cancelled = message, reason, cancelled
+        self.warnings = list(warnings or [])
+        self.run_dir = run_dir  # kept with --keep-snapshot, else deleted (None)
+
+    def to_dict(self, *, workspace: Path | None, apply: bool) -> dict[str, Any]:
+        """The same keys as a finished run, so CI reads one shape whatever happened."""
+        paths = dict.fromkeys(
+            ("run_dir", "workspace", "output_dir", "manifest", "patch", "summary", "events")
+        )
+        paths |= {"state": None, "run_dir": _str(self.run_dir), "workspace": _str(workspace)}
+        return {
+            "version": JSON_VERSION,
+            "run_id": None,
+            "exit_code": 1,
+            "outcome": "failure",
+            "reason": self.reason,
+            "error": self.message,
+            "valid": False,
+            "problems": [],
+            "warnings": self.warnings,
+            "engine": None,
+            "agent_exit_code": None,
+            "files_changed": None,
+            "duration_seconds": 0.0,
+            "applied": False if apply else None,
+            "apply_error": "the agent never ran" if apply else None,
+            "interrupted": self.cancelled,
+            "timed_out": False,
+            "paths": paths,
+            "snapshot": {},
+        }
+
+    def to_json(self, *, workspace: Path | None, apply: bool) -> str:
+        return json.dumps(self.to_dict(workspace=workspace, apply=apply), indent=2) + "\n"

@@ -11,7 +11,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -26,7 +26,9 @@ from holon_core.runner.layout import RunLayout, default_runs_dir, new_layout
 from holon_core.runner.output import prepare_output
 from holon_core.runner.process import AgentExit, run_agent_process
 from holon_core.runner.progress import EventTail, Progress
-from holon_core.runner.report import RunResult
+from holon_core.runner.report import RunAborted, RunResult
+from holon_core.runner.signals import RunCancelled, StopSignals
+from holon_core.runner.streams import write_safely
 from holon_core.runner.validate import Validation, apply_patch, validate_output
 from holon_core.spec_loader import load_spec
 from holon_core.workspace import Snapshot, make_snapshot, remove_snapshot
@@ -51,50 +53,132 @@ class RunOptions:
 
 
 def run_task(
-    options: RunOptions, env: Mapping[str, str] | None = None, stream: IO[str] | None = None
+    options: RunOptions,
+    env: Mapping[str, str] | None = None,
+    stream: IO[str] | None = None,
+    stops: StopSignals | None = None,
 ) -> RunResult:
+    """Run one task; raise ``RunAborted`` when it ends before the agent starts.
+
+    ``stops`` is the caller's installed signal handler (``holon run`` installs one for the
+    whole command); without one, ``run_task`` installs its own for its duration.
+    """
+    if stops is None:
+        with StopSignals().installed() as own:
+            return run_task(options, env, stream, own)
     env = os.environ if env is None else env
     stream = sys.stderr if stream is None else stream
-    spec_path = options.spec.expanduser().absolute()
-    spec, _warnings = load_spec(spec_path)
-    workspace = options.workspace.expanduser().resolve()
-    if not workspace.is_dir():
-        raise InputError(
-            f"workspace {workspace} is not a directory", hint="pass --workspace DIR (default .)"
-        )
-    output = options.output.expanduser().absolute() if options.output else None
-    layout = new_layout(options.runs_dir or default_runs_dir(env), output)
-    result = RunResult(layout.run_id, layout.root, workspace, layout.output)
-    snapshot: Snapshot | None = None
-    launched = False
-    started = time.monotonic()
+    warnings: list[str] = []
+    layout: RunLayout | None = None
     try:
-        prepare_output(layout.output, workspace)
-        sources = InputSources(
-            spec_path, options.context, options.system_prompt, options.user_prompt, options.skills
+        spec_path = options.spec.expanduser().absolute()
+        spec, warnings = load_spec(spec_path)
+        for warning in warnings:
+            write_safely(stream, f"holon run: warning: {warning}\n")
+        workspace = options.workspace.expanduser().resolve()
+        if not workspace.is_dir():
+            raise InputError(
+                f"workspace {workspace} is not a directory",
+                hint="pass --workspace DIR (default .)",
+            )
+        output = options.output.expanduser().absolute() if options.output else None
+        layout = new_layout(options.runs_dir or default_runs_dir(env), output)
+        result = RunResult(layout.run_id, layout.root, workspace, layout.output)
+        result.warnings = list(warnings)
+        return _run(
+            options,
+            env,
+            stream,
+            stops,
+            spec_path=spec_path,
+            spec=spec,
+            layout=layout,
+            result=result,
         )
-        skills = build_input(sources, spec, layout.input)
-        snapshot = make_snapshot(workspace, layout.snapshot)
-        result.snapshot = {"path": str(snapshot.path), "kind": snapshot.kind, "kept": False}
-        result.engine, engine_vars = _engine(options.engine, env, spec)
-        progress = Progress(stream, tty=stream.isatty(), enabled=options.progress)
-        launched = True
-        exited = _launch(
-            options, env, layout, skills=skills, engine_vars=engine_vars, progress=progress
-        )
-        result.duration_seconds = time.monotonic() - started
-        _judge(result, spec, exited, options.apply)
+    except (HolonError, OSError, RunCancelled) as exc:
+        if stops.holding:
+            raise
+        kept = layout is not None and options.keep_snapshot and layout.root.exists()
+        if layout is not None and not kept:  # a user --output lives outside the run dir
+            shutil.rmtree(layout.root, ignore_errors=True)
+        raise _aborted(exc, warnings, layout.root if kept and layout else None) from exc
     except BaseException:
-        if not launched:  # nothing worth keeping: a user --output lives outside the run dir
+        if layout is not None and not stops.holding:  # after launch the record is kept
             shutil.rmtree(layout.root, ignore_errors=True)
         raise
+
+
+def _aborted(exc: BaseException, warnings: list[str], run_dir: Path | None) -> RunAborted:
+    if isinstance(exc, RunCancelled):
+        return RunAborted(
+            str(exc), reason="cancelled", warnings=warnings, cancelled=True, run_dir=run_dir
+        )
+    if isinstance(exc, HolonError):
+        return RunAborted(str(exc), reason=exc.reason, warnings=warnings, run_dir=run_dir)
+    return RunAborted(f"{exc}", reason="invalid_input", warnings=warnings, run_dir=run_dir)
+
+
+def _run(
+    options: RunOptions,
+    env: Mapping[str, str],
+    stream: IO[str],
+    stops: StopSignals,
+    *,
+    spec_path: Path,
+    spec: Spec,
+    layout: RunLayout,
+    result: RunResult,
+) -> RunResult:
+    """Everything after the run dir exists; before launch, errors propagate to ``run_task``."""
+    started = time.monotonic()
+    prepare_output(layout.output, result.workspace)
+    sources = InputSources(
+        spec_path, options.context, options.system_prompt, options.user_prompt, options.skills
+    )
+    skills = build_input(sources, spec, layout.input)
+    snapshot = make_snapshot(result.workspace, layout.snapshot)
+    try:
+        result.snapshot = {"path": str(snapshot.path), "kind": snapshot.kind, "kept": False}
+        result.engine, engine_vars = _engine(options.engine, env, spec)
+        progress = Progress(stream, tty=_isatty(stream), enabled=options.progress)
+        stops.hold()  # from here on the agent owns the stop: it is forwarded, not raised
+        exited = _launch(
+            options,
+            env,
+            layout,
+            skills=skills,
+            engine_vars=engine_vars,
+            progress=progress,
+            cancelled=lambda: stops.received is not None,
+        )
+    except BaseException:
+        if not options.keep_snapshot:
+            remove_snapshot(snapshot)
+        raise
+    # The agent has exited and been reaped: nothing touches the snapshot any more.
+    result.duration_seconds = time.monotonic() - started
+    keep_state = env.get("HOLON_KEEP_RUN_DIR") == "1"
+    try:
+        _judge(result, spec, exited, options.apply and stops.received is None)
+    except (HolonError, OSError) as exc:  # the record is still written, and says why
+        result.outcome, result.reason, result.exit_code = "failure", "runner_error", 1
+        result.valid, result.error = False, f"cannot validate the result: {exc}"
     finally:
-        _cleanup(layout, snapshot, keep=options.keep_snapshot)
-        if snapshot is not None:
-            result.snapshot["kept"] = options.keep_snapshot
+        _cleanup(layout, snapshot, keep=options.keep_snapshot, keep_state=keep_state)
+    if options.apply and stops.received is not None and result.applied is None:
+        result.applied, result.apply_error = False, "a stop signal arrived; not applied"
+    result.snapshot["kept"] = options.keep_snapshot
+    result.state_dir = layout.state if keep_state or options.keep_snapshot else None
     result.duration_seconds = time.monotonic() - started
     layout.record.write_text(result.to_json(), encoding="utf-8")
     return result
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def _engine(
@@ -108,7 +192,11 @@ def _engine(
         adapter = select_engine(load_plugins(env), flag, env, spec)
     except HolonError:
         return flag, ()
-    return adapter.name, (*adapter.credential_env, *adapter.passthrough_env)
+    names = (*adapter.credential_env, *adapter.passthrough_env)
+    if adapter.name == "replay":  # the replay adapter's own opt-in list (builtin/replay.py)
+        passed = env.get("HOLON_REPLAY_PASS_ENV", "").split(",")
+        names += tuple(name.strip() for name in passed if name.strip())
+    return adapter.name, names
 
 
 def _launch(
@@ -119,6 +207,7 @@ def _launch(
     skills: list[Path],
     engine_vars: tuple[str, ...],
     progress: Progress,
+    cancelled: Callable[[], bool],
 ) -> AgentExit:
     argv = agent_command(env)
     argv += ["--input", str(layout.input), "--workspace", str(layout.snapshot)]
@@ -150,6 +239,7 @@ def _launch(
             (layout.agent_log("stdout"), layout.agent_log("stderr")),
             on_tick=on_tick,
             timeout=deadline,
+            cancelled=cancelled,
         )
     finally:
         progress.finish()
@@ -160,7 +250,8 @@ def _judge(result: RunResult, spec: Spec, exited: AgentExit, apply: bool) -> Non
     result.agent_exit_code = exited.exit_code
     result.interrupted, result.timed_out = exited.interrupted, exited.timed_out
     check = validate_output(result.output_dir, spec, result.workspace, exited.exit_code)
-    result.valid, result.problems, result.warnings = check.ok, check.problems, check.warnings
+    result.valid, result.problems = check.ok, check.problems
+    result.warnings += check.warnings  # after the spec's own warnings
     manifest = check.manifest or {}
     meta = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
     assert isinstance(meta, dict)
@@ -198,11 +289,14 @@ def _apply(result: RunResult, check: Validation) -> None:
             result.exit_code = 1
 
 
-def _cleanup(layout: RunLayout, snapshot: Snapshot | None, *, keep: bool) -> None:
+def _cleanup(layout: RunLayout, snapshot: Snapshot, *, keep: bool, keep_state: bool) -> None:
+    """Remove the scratch dirs; ``HOLON_KEEP_RUN_DIR=1`` keeps ``state/`` (the agent's run dir,
+    with the engine's home), which the agent itself keeps for debugging under that knob."""
     if keep:
         return
-    if snapshot is not None:
-        remove_snapshot(snapshot)
+    remove_snapshot(snapshot)
     for path in layout.scratch():
-        if path != layout.snapshot and path.exists():
+        if path in (layout.snapshot, layout.state if keep_state else None):
+            continue
+        if path.exists():
             shutil.rmtree(path, ignore_errors=True)
