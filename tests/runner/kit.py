@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
 import yaml
 
 from holon_core.engines import managed_engine_dir
@@ -26,6 +27,13 @@ GIT_ENV = {
     "GIT_COMMITTER_EMAIL": "t@example.com",
 }
 BINARY = bytes(range(256)) * 8
+RESULT_KEYS = {
+    "version", "run_id", "exit_code", "outcome", "reason", "error", "valid", "problems",
+    "warnings", "engine", "agent_exit_code", "files_changed", "duration_seconds", "applied",
+    "apply_error", "interrupted", "timed_out", "paths", "snapshot",
+}  # fmt: skip
+PATH_KEYS = {"run_dir", "workspace", "output_dir", "manifest", "patch", "summary", "events",
+             "state"}  # fmt: skip
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -167,3 +175,12 @@ def holon_run(
 def run_dirs(tmp: Path) -> list[Path]:
     runs = tmp / "runs"
     return sorted(runs.iterdir()) if runs.is_dir() else []
+
+
+def processes_mentioning(text: str) -> list[str]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = " ".join(proc.info["cmdline"] or [])
+        if text in cmdline:
+            found.append(f"{proc.pid}: {cmdline}")
+    return found

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pexpect
-import psutil
 import pytest
 
 from holon_core.plugins import load_plugins
@@ -21,20 +20,16 @@ from holon_core.testing import snapshot_tree
 
 from .kit import (
     ENGINE_STEPS,
+    PATH_KEYS,
+    RESULT_KEYS,
     base_env,
     fake_agent_cmd,
     holon_run,
     make_workspace,
+    processes_mentioning,
     run_dirs,
     write_task,
 )
-
-RESULT_KEYS = {
-    "version", "run_id", "exit_code", "outcome", "reason", "error", "valid", "problems",
-    "warnings", "engine", "agent_exit_code", "files_changed", "duration_seconds", "applied",
-    "apply_error", "interrupted", "timed_out", "paths", "snapshot",
-}  # fmt: skip
-PATH_KEYS = {"run_dir", "workspace", "output_dir", "manifest", "patch", "summary", "events"}
 
 
 def test_json_output_shape(tmp_path: Path) -> None:
@@ -55,6 +50,7 @@ def test_json_output_shape(tmp_path: Path) -> None:
     assert run_dir.parent == tmp_path / "runs"
     for key in ("manifest", "patch", "summary", "events"):
         assert Path(result["paths"][key]).is_file()
+    assert result["paths"]["state"] is None  # removed; HOLON_KEEP_RUN_DIR=1 keeps it
     assert Path(result["paths"]["output_dir"]) == run_dir / "output"
     assert result["snapshot"] == {"path": str(run_dir / "workspace"), "kind": "git-clone",
                                   "kept": False}  # fmt: skip
@@ -189,15 +185,6 @@ def _wait_for(path_glob: str, root: Path, text: str, proc: subprocess.Popen[str]
     pytest.fail(f"{text!r} never appeared in {path_glob}")
 
 
-def _processes_mentioning(text: str) -> list[str]:
-    found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        cmdline = " ".join(proc.info["cmdline"] or [])
-        if text in cmdline:
-            found.append(f"{proc.pid}: {cmdline}")
-    return found
-
-
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_signal_is_forwarded_and_the_run_still_reports(tmp_path: Path, signum: int) -> None:
     ws = make_workspace(tmp_path / "ws", "git")
@@ -224,7 +211,7 @@ def test_signal_is_forwarded_and_the_run_still_reports(tmp_path: Path, signum: i
     assert result["interrupted"] is True and result["valid"] is True
     assert (result["outcome"], result["reason"]) == ("failure", "cancelled")
     (run_dir,) = run_dirs(tmp_path)
-    assert _processes_mentioning(str(run_dir)) == []
+    assert processes_mentioning(str(run_dir)) == []
     assert snapshot_tree(ws) == before
 
 
