@@ -71,6 +71,7 @@ def read_engine_version(binary: Path, timeout: float = 20.0) -> str | None:
 
 # --- pinned engines: what holon supports, what is installed, and installing it -------------
 
+
 def _engine_packages() -> dict[str, tuple[str, str, str]]:
     """Engine name -> (npm package, binary, override variable), from the pins' data.
 
