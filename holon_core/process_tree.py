@@ -86,20 +86,24 @@ class ProcessTree:
     Identity is psutil's (pid, create time), so a reused pid is never mistaken for a member.
     """
 
-    def __init__(self, root_pid: int, marker: str | None = None) -> None:
+    def __init__(
+        self,
+        root_pid: int,
+        marker: str | None = None,
+        foreign: Iterable[psutil.Process] | None = None,
+    ) -> None:
         self.root_pid = root_pid
         self.marker = marker
         self.seen: set[psutil.Process] = set()
         self._rejected: set[psutil.Process] = set()
         self._cpu: dict[psutil.Process, float] = {}
         self.peak_rss_bytes = 0
-        #: When the engine started; an orphan adopted by us (the subreaper) after that can
-        #: only come from the engine, whatever session or environment it gave itself.
-        self.root_created = 0.0
+        #: Our children from before the engine started (None: adoption is not tracked). Any
+        #: other child of ours besides the engine is an orphan of the engine's tree that
+        #: reparented to us, the subreaper, whatever session or environment it gave itself.
+        self.foreign = None if foreign is None else set(foreign)
         with contextlib.suppress(psutil.Error):
-            root = psutil.Process(root_pid)
-            self.seen.add(root)
-            self.root_created = root.create_time()
+            self.seen.add(psutil.Process(root_pid))
 
     @property
     def sampled_cpu_seconds(self) -> float:
@@ -144,14 +148,10 @@ class ProcessTree:
         return found
 
     def _adopted(self, proc: psutil.Process | None) -> bool:
-        """A direct child of ours other than the engine, born after the engine: an orphan of
-        the engine's tree that reparented to us (we start no other process meanwhile)."""
-        if proc is None or proc.pid == self.root_pid or not self.root_created:
+        """A direct child of ours that is neither the engine nor one we had before it."""
+        if proc is None or self.foreign is None or proc.pid == self.root_pid:
             return False
-        try:
-            return proc.create_time() >= self.root_created
-        except psutil.Error:
-            return False
+        return proc not in self.foreign  # psutil identity: pid and creation time
 
     def _claims(self, proc: psutil.Process, *, by_session: bool) -> bool:
         if proc in self._rejected:

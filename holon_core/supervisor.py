@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import psutil
+
 from holon_core._pipes import QUEUE_LINES, LineReader, StdinWriter
 from holon_core.process_tree import TREE_MARKER_ENV, ProcessTree, become_subreaper
 
@@ -71,6 +73,7 @@ def supervise(
     started = time.monotonic()
     become_subreaper()
     marker = secrets.token_hex(8)
+    foreign = psutil.Process().children()  # ours already; anything adopted later is the engine's
     try:
         if not plan.argv:
             raise ValueError("empty argv")
@@ -97,7 +100,9 @@ def supervise(
             spawn_error=f"{type(exc).__name__}: {exc}",
             pid=None,
         )
-    run = _Run(proc, plan, marker, {"out": on_stdout, "err": on_stderr}, should_abort)
+    run = _Run(
+        proc, plan, marker, {"out": on_stdout, "err": on_stderr}, should_abort, foreign=foreign
+    )
     try:
         if on_start is not None:
             on_start(proc.pid)
@@ -129,11 +134,13 @@ class _Run:
         marker: str,
         callbacks: dict[str, Callable[[str], None]],
         should_abort: Callable[[], str | None],
+        *,
+        foreign: list[psutil.Process],
     ) -> None:
         assert proc.stdout is not None and proc.stderr is not None
         self.proc = proc
         self.plan = plan
-        self.tree = ProcessTree(proc.pid, marker)
+        self.tree = ProcessTree(proc.pid, marker, foreign)
         self.callbacks = callbacks
         self.should_abort = should_abort
         self.lines: queue.Queue[tuple[str, str | None]] = queue.Queue(maxsize=QUEUE_LINES)
