@@ -8,9 +8,11 @@ from holon_core.adapter import (
     EngineAdapter,
     EngineReport,
     EventParser,
+    JsonLinesParser,
     LaunchPlan,
     RunContext,
     StagedSkill,
+    base_env,
 )
 from holon_core.hookspecs import hookimpl
 
@@ -19,9 +21,11 @@ __all__ = [
     "EngineAdapter",
     "EngineReport",
     "EventParser",
+    "JsonLinesParser",
     "LaunchPlan",
     "RunContext",
     "StagedSkill",
     "__version__",
+    "base_env",
     "hookimpl",
 ]
