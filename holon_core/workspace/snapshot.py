@@ -9,16 +9,25 @@ A plain directory is copied (reflinks where the filesystem supports them).
 
 from __future__ import annotations
 
+import os
 import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from holon_core.errors import WorkspaceError
-from holon_core.workspace._git import add_all, adopt_index, init_private, probe_repo, run_git
+from holon_core.workspace._git import (
+    add_all,
+    adopt_index,
+    init_private,
+    probe_repo,
+    run_git,
+    user_excludes,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -57,7 +66,11 @@ def make_snapshot(source: Path, dest: Path) -> Snapshot:
     repo = probe_repo(source)
     try:
         if repo is None:
-            _copy_tree(source, dest)
+            listed = _repo_subdir_files(source)
+            if listed is None:
+                _copy_tree(source, dest)
+            else:
+                _copy_listed(source, dest, listed)
             return Snapshot(dest, "copy", source)
         _git_snapshot(repo, source, dest)
         return Snapshot(dest, "git-clone", source)
@@ -113,6 +126,49 @@ def _set_head(git_dir: Path, repo: RepoInfo) -> None:
             ref_file.write_text(f"{repo.head}\n")
     elif repo.head is not None:
         (git_dir / "HEAD").write_text(f"{repo.head}\n")
+
+
+def _repo_subdir_files(source: Path) -> list[bytes] | None:
+    """For a workspace inside a repo (not its top level): the files the user's git sees there
+    (tracked and untracked, ignored ones left out, as `git status` would); else None."""
+    inside = run_git(["rev-parse", "--is-inside-work-tree"], cwd=source, check=False)
+    if inside.returncode != 0 or inside.stdout.strip() != b"true":
+        return None
+    toplevel = Path(run_git(["rev-parse", "--show-toplevel"], cwd=source).stdout.decode().strip())
+    with tempfile.NamedTemporaryFile("w", suffix=".exclude", errors="surrogateescape") as ignores:
+        ignores.write(user_excludes(toplevel))
+        ignores.flush()
+        args = ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+        listing = run_git([*args, f"--exclude-from={ignores.name}"], cwd=source).stdout
+    names = {name for name in listing.split(b"\0") if name}
+    return sorted(name for name in names if os.path.lexists(source / os.fsdecode(name)))
+
+
+def _copy_listed(source: Path, dest: Path, names: list[bytes]) -> None:
+    """Copy exactly ``names`` (paths relative to ``source``), keeping modes and symlinks."""
+    with tempfile.NamedTemporaryFile("wb", suffix=".files") as listing:
+        listing.write(b"\0".join(names) + b"\0")
+        listing.flush()
+        pack = subprocess.Popen(
+            ["tar", "-C", str(source), "--null", "--no-recursion", "-T", listing.name, "-cf", "-"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert pack.stdout is not None
+        unpack = subprocess.run(
+            ["tar", "-C", str(dest), "-xf", "-"],
+            stdin=pack.stdout,
+            capture_output=True,
+            check=False,
+        )
+        pack.stdout.close()
+        _, pack_err = pack.communicate()
+    if pack.returncode != 0 or unpack.returncode != 0:
+        detail = (pack_err + unpack.stderr).decode(errors="replace").strip()
+        raise WorkspaceError(
+            f"copying {source} into the snapshot failed: {detail}",
+            hint="check that every file in the workspace is readable",
+        )
 
 
 def _copy_tree(source: Path, dest: Path) -> None:

@@ -140,3 +140,21 @@ def test_a_nested_repository_without_a_commit_does_not_break_baseline_or_snapsho
     assert "top.txt" in result.files
     snap = make_snapshot(src, tmp_path / "snap")
     assert (snap.path / "top.txt").is_file()
+
+
+def test_a_workspace_inside_a_repo_leaves_ignored_files_out(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    make_dirty_repo(repo)
+    write(repo, ".gitignore", "*.log\nbuild/\n")
+    write(repo, "pkg/src.py", "print('hi')\n")
+    write(repo, "pkg/run.sh", "echo\n", mode=0o755)
+    write(repo, "pkg/debug.log", "ignored\n")
+    write(repo, "pkg/build/out.o", b"\x00ignored")
+    write(repo, "pkg/new-untracked.txt", "new\n")
+    git(repo, "add", ".gitignore", "pkg/src.py", "pkg/run.sh")
+    before = hash_everything(repo)
+    snap = make_snapshot(repo / "pkg", tmp_path / "snap")
+    names = sorted(p.relative_to(snap.path).as_posix() for p in snap.path.rglob("*") if p.is_file())
+    assert names == ["new-untracked.txt", "run.sh", "src.py"]
+    assert (snap.path / "run.sh").stat().st_mode & 0o111
+    assert hash_everything(repo) == before  # the repo, .git included, is untouched
