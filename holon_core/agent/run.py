@@ -20,10 +20,9 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from holon_core._version import __version__
-from holon_core.adapter import EngineAdapter, EngineReport, RunContext
+from holon_core.adapter import RunContext
+from holon_core.agent import record
 from holon_core.agent.evidence import Evidence
 from holon_core.agent.output_dir import prepare_output
 from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
@@ -32,21 +31,22 @@ from holon_core.agent.prompt import compile_prompt
 from holon_core.agent.runlog import RunLog
 from holon_core.agent.secret_scan import scan_outputs, scan_patch
 from holon_core.agent.select import select_engine
+from holon_core.agent.state import (
+    DEFAULT_SILENCE,
+    DEFAULT_TIMEOUT,
+    RunState,
+    unchanged_preexisting,
+)
 from holon_core.agent.summary import ensure_summary
 from holon_core.capability import capability_warnings
-from holon_core.durations import format_duration
 from holon_core.errors import HolonError
 from holon_core.events import Event
-from holon_core.models.spec import Spec
 from holon_core.outcome import Decision, Signals, decide
-from holon_core.plugins import HolonPlugins, load_plugins
+from holon_core.plugins import load_plugins
 from holon_core.redact import Redactor, secret_values
 from holon_core.skills import resolve_skills
-from holon_core.supervisor import ProcessOutcome, supervise
-from holon_core.workspace import Baseline, nested_repositories, record_baseline, write_diff
-
-DEFAULT_TIMEOUT = 3600.0
-DEFAULT_SILENCE = 900.0
+from holon_core.supervisor import supervise
+from holon_core.workspace import nested_repositories, record_baseline, write_diff
 
 
 @dataclass
@@ -54,40 +54,6 @@ class AgentOptions:
     engine: str | None = None
     model: str | None = None
     skills: list[Path] = field(default_factory=list)
-
-
-class Cancelled(HolonError):
-    reason = "cancelled"
-
-
-@dataclass
-class _Run:
-    """What the run knows so far; the manifest is built from whatever is filled in."""
-
-    paths: AgentPaths
-    env: Mapping[str, str]
-    started: float
-    cancel: threading.Event
-    redact: Redactor
-    evidence: Evidence
-    log: RunLog
-    engine: EngineAdapter | None = None
-    plugins: HolonPlugins | None = None
-    spec: Spec | None = None
-    context: RunContext | None = None
-    baseline: Baseline | None = None
-    report: EngineReport = field(default_factory=EngineReport)
-    process: ProcessOutcome | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    #: Files (relative path -> mtime_ns) in the output dir before the run; not this run's.
-    preexisting: dict[str, int] = field(default_factory=dict)
-    run_dir: Path | None = None
-    private_state: bool = False
-    timeouts: tuple[float, float] = (DEFAULT_TIMEOUT, DEFAULT_SILENCE)
-
-    def check_cancel(self) -> None:
-        if self.cancel.is_set():
-            raise Cancelled("the run was cancelled before the engine finished")
 
 
 def run_agent(
@@ -115,7 +81,7 @@ def run_agent(
     evidence = Evidence(paths.output, redact, started=started)
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
     log = RunLog(evidence, run=run_id, engine=options.engine or "?")
-    run = _Run(paths, env, started, cancel, redact, evidence, log, preexisting=preexisting)
+    run = RunState(paths, env, started, cancel, redact, evidence, log, preexisting=preexisting)
     try:
         decision = _pipeline(run, options, run_id)
     except HolonError as exc:
@@ -127,13 +93,13 @@ def run_agent(
     return _finish(run, decision)
 
 
-def _pipeline(run: _Run, options: AgentOptions, run_id: str) -> Decision:
+def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
     context = _prepare(run, options, run_id)
     _execute(run, context)
     return _judge(run, context)
 
 
-def _prepare(run: _Run, options: AgentOptions, run_id: str) -> RunContext:
+def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
     """Steps 1-6: everything up to the launch; nothing here starts the engine."""
     ev, paths = run.evidence, run.paths
     ev.phase("load")
@@ -195,7 +161,7 @@ def _prepare(run: _Run, options: AgentOptions, run_id: str) -> RunContext:
     return context
 
 
-def _execute(run: _Run, context: RunContext) -> None:
+def _execute(run: RunState, context: RunContext) -> None:
     """Steps 7-8: launch under the supervisor, streaming events into evidence."""
     ev, spec = run.evidence, context.spec
     assert run.plugins is not None
@@ -242,7 +208,7 @@ def _execute(run: _Run, context: RunContext) -> None:
     run.timeouts = (wall, silence)
 
 
-def _judge(run: _Run, context: RunContext) -> Decision:
+def _judge(run: RunState, context: RunContext) -> Decision:
     """Steps 9-10: artifacts, then the outcome rule."""
     ev, paths, spec, proc = run.evidence, run.paths, context.spec, run.process
     assert run.baseline is not None and proc is not None
@@ -263,7 +229,7 @@ def _judge(run: _Run, context: RunContext) -> Decision:
     secret_files += scan_outputs(run.redact, paths.output, _engine_outputs(run))
     if secret_files:
         run.metadata["secrets_in_changes"] = secret_files
-    stale = _unchanged_preexisting(run)
+    stale = unchanged_preexisting(run)
     missing = tuple(
         a.path
         for a in spec.output.artifacts
@@ -285,7 +251,7 @@ def _judge(run: _Run, context: RunContext) -> Decision:
     return decide(signals)
 
 
-def _finish(run: _Run, decision: Decision) -> int:
+def _finish(run: RunState, decision: Decision) -> int:
     """Summary, manifest and exit code — on every path."""
     from holon_core.manifest_writer import inventory, merge_skill_manifest, read_skill_manifest
     from holon_core.manifest_writer import write_manifest as write_manifest_file
@@ -297,7 +263,7 @@ def _finish(run: _Run, decision: Decision) -> int:
         duration = time.monotonic() - run.started
         spec = run.spec
         if spec is not None and run.context is not None:
-            figures = _figures(run, duration)
+            figures = record.figures(run, duration)
             own = ensure_summary(
                 run.paths.output,
                 goal=spec.goal_text,
@@ -309,10 +275,10 @@ def _finish(run: _Run, decision: Decision) -> int:
             )
             run.metadata["summary_source"] = "holon" if own else "engine"
         if run.process is not None:
-            ev.write_json("resources.json", _resources(run.process))
-        data = _manifest_data(run, decision, duration)
+            ev.write_json("resources.json", record.resources(run.process))
+        data = record.manifest_data(run, decision, duration)
         ev.close()
-        data["artifacts"] = inventory(run.paths.output, exclude=_unchanged_preexisting(run))
+        data["artifacts"] = inventory(run.paths.output, exclude=unchanged_preexisting(run))
         merged = merge_skill_manifest(data, read_skill_manifest(run.paths.output))
         write_manifest_file(run.paths.output, merged, run.redact)
     except Exception as exc:  # a bug while recording: still leave a valid record
@@ -324,8 +290,8 @@ def _finish(run: _Run, decision: Decision) -> int:
             f"the run itself ended {decision.outcome} ({decision.reason})",
         )
         ev.close()
-        fallback = _minimal_manifest(run, decision, time.monotonic() - run.started)
-        fallback["artifacts"] = inventory(run.paths.output, exclude=_unchanged_preexisting(run))
+        fallback = record.minimal_manifest(run, decision, time.monotonic() - run.started)
+        fallback["artifacts"] = inventory(run.paths.output, exclude=unchanged_preexisting(run))
         write_manifest_file(run.paths.output, fallback, run.redact)
     finally:
         ev.close()
@@ -338,130 +304,11 @@ def _finish(run: _Run, decision: Decision) -> int:
     return decision.exit_code
 
 
-def _minimal_manifest(run: _Run, decision: Decision, duration: float) -> dict[str, Any]:
-    """The fields every manifest has; the base of the full one and the fallback on a bug."""
-    meta: dict[str, Any] = {
-        "agent": "holon-agent",
-        "holon_version": __version__,
-        "mode": "run",
-        "reason": decision.reason,
-    }
-    return {
-        "status": "failed" if decision.outcome == "failure" else "completed",
-        "outcome": decision.outcome,
-        "duration": format_duration(duration),
-        "artifacts": [],
-        "metadata": meta,
-        "error": decision.error,
-    }
-
-
-def _manifest_data(run: _Run, decision: Decision, duration: float) -> dict[str, Any]:
-    manifest = _minimal_manifest(run, decision, duration)
-    meta: dict[str, Any] = manifest["metadata"]
-    staged = run.metadata.pop("_staged", [])
-    meta.update({k: v for k, v in run.metadata.items()})
-    if run.engine is not None and run.plugins is not None:
-        dist, version = run.plugins.adapter_version(run.engine.name)
-        meta["adapter"] = {"name": run.engine.name, "distribution": dist, "version": version}
-        ctx = run.context
-        meta["engine"] = {
-            "name": run.engine.name,
-            "version": run.report.engine_version or (ctx.engine_version if ctx else None),
-            "model": run.report.model or (ctx.model if ctx else None),
-            "binary": str(ctx.binary) if ctx and ctx.binary else None,
-        }
-        meta["capabilities"] = run.engine.capabilities.as_dict()
-    report = run.report
-    meta["session_id"] = report.session_id
-    meta["turns"] = report.turns
-    if report.usage:
-        meta["usage"] = report.usage
-    meta["cost"] = {"usd": report.cost_usd, "source": report.cost_source}
-    if run.baseline is not None:
-        meta["baseline"] = run.baseline.as_manifest()
-    if run.context is not None:
-        meta["skills"] = _skill_records(run, staged)
-        if run.plugins is not None:
-            meta.update(_plugin_metadata(run, run.context, meta))
-    if run.process is not None:
-        meta["process"] = _resources(run.process)
-    return manifest
-
-
-def _plugin_metadata(run: _Run, context: RunContext, meta: dict[str, Any]) -> dict[str, Any]:
-    """Plugins' extra keys; a plugin that fails costs its keys and a warning, not the record."""
-    assert run.plugins is not None
-    try:
-        extra = run.plugins.manifest_metadata(context, run.report)
-    except Exception as exc:
-        warning = f"a plugin failed to add manifest metadata: {exc!r}"
-        run.log.error("manifest metadata", error=repr(exc), traceback=traceback.format_exc())
-        meta.setdefault("warnings", []).append(warning)
-        return {}
-    return {k: v for k, v in extra.items() if k not in meta or meta[k] is None}
-
-
-def _skill_records(run: _Run, staged: list[Any]) -> list[dict[str, Any]]:
-    assert run.context is not None
-    by_name = {s.name: s for s in staged}
-    seen = run.report.skills_seen
-    # Absent from what the stream showed: unseen only if the stream shows the listing.
-    absent = False if run.report.skills_listing_visible else None
-    records = []
-    for skill in run.context.skills:
-        stage = by_name.get(skill.name)
-        records.append(
-            {
-                "name": skill.name,
-                "source": skill.source,
-                "path": str(skill.path),
-                "staging": stage.staging if stage else "none",
-                "seen_by_engine": None if seen is None else (skill.name in seen or absent),
-            }
-        )
-    return records
-
-
-def _resources(proc: ProcessOutcome) -> dict[str, Any]:
-    return {
-        "exit_code": proc.exit_code,
-        "ended_by": proc.ended_by,
-        "engine_seconds": round(proc.duration, 3),
-        "peak_rss_mb": round(proc.peak_rss_bytes / 2**20, 1),
-        "cpu_seconds": round(proc.cpu_seconds, 3),
-        "leftovers_killed": proc.leftovers_killed,
-    }
-
-
-def _figures(run: _Run, duration: float) -> dict[str, str]:
-    figures = {"duration": format_duration(duration)}
-    if run.engine is not None:
-        figures["engine"] = run.engine.name
-    if run.report.model:
-        figures["model"] = run.report.model
-    if run.report.turns is not None:
-        figures["turns"] = str(run.report.turns)
-    if "files_changed" in run.metadata:
-        figures["files changed"] = str(run.metadata["files_changed"])
-    return figures
-
-
-def _unchanged_preexisting(run: _Run) -> set[str]:
-    """Files that were in the output dir before the run and were not rewritten by it."""
-    stale = set()
-    for rel, mtime in run.preexisting.items():
-        with contextlib.suppress(OSError):
-            if (run.paths.output / rel).stat().st_mtime_ns == mtime:
-                stale.add(rel)
-    return stale
-
-
-def _engine_outputs(run: _Run) -> list[str]:
+def _engine_outputs(run: RunState) -> list[str]:
     """What the engine (or a skill) wrote into the output dir; holon's own files excluded."""
     from holon_core.manifest_writer import inventory
 
-    stale = _unchanged_preexisting(run)
+    stale = unchanged_preexisting(run)
     owned = {"manifest.json", "diff.patch"}
     return [
         rel
@@ -470,7 +317,7 @@ def _engine_outputs(run: _Run) -> list[str]:
     ]
 
 
-def _holon_dirs_inside(run: _Run) -> list[str]:
+def _holon_dirs_inside(run: RunState) -> list[str]:
     """The output and state dirs when they lie inside the workspace: holon's, not changes."""
     inside = []
     for path in (run.paths.output, run.run_dir.parent if run.run_dir else None):
@@ -482,14 +329,14 @@ def _holon_dirs_inside(run: _Run) -> list[str]:
     return inside
 
 
-def _log_event(run: _Run, event: Event) -> None:
+def _log_event(run: RunState, event: Event) -> None:
     if event.type == "tool_call":
         run.log.info("tool", tool=event.tool)
     elif event.type in ("retry", "error"):
         run.log.warning(event.type, detail=event.text or event.data)
 
 
-def _make_run_dir(run: _Run, run_id: str) -> Path:
+def _make_run_dir(run: RunState, run_id: str) -> Path:
     if run.paths.state is not None:
         run.paths.state.mkdir(parents=True, exist_ok=True)
         path = run.paths.state / f"run-{run_id}-{secrets.token_hex(4)}"
@@ -499,7 +346,7 @@ def _make_run_dir(run: _Run, run_id: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=f"holon-run-{run_id}-"))
 
 
-def _cleanup(run: _Run) -> None:
+def _cleanup(run: RunState) -> None:
     if run.run_dir is not None and run.env.get("HOLON_KEEP_RUN_DIR") != "1":
         shutil.rmtree(run.run_dir, ignore_errors=True)
 
