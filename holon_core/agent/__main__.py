@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
+from holon_core.agent.main import entrypoint
 
-from holon_core.agent.main import main
-
-sys.exit(main())
+entrypoint()

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
+from typing import NoReturn
 
 from holon_core._version import __version__
 from holon_core.agent.paths import resolve_paths
@@ -71,5 +72,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_agent(paths, options, env, cancel)
 
 
+def entrypoint() -> NoReturn:
+    """The ``holon-agent`` command: :func:`main`, then exit without interpreter teardown.
+
+    By then the manifest is written and closed, evidence is flushed and every process is
+    reaped; tearing down ~300 imported modules would only add about 30 ms to every run
+    (measured on replay runs: 192 ms vs 162 ms median), which counts against holon's
+    overhead budget. ``main()`` itself still returns normally for in-process callers.
+    """
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entrypoint()
