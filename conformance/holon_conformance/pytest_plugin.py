@@ -54,7 +54,7 @@ def scripted_provider() -> Iterator[ProviderFactory]:
         provider.stop()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def engine_binary() -> Callable[[str], Path]:
     """Factory: ``engine_binary("claude") -> Path``; fails (never skips) when it is missing."""
     from holon_core.engines import ENGINE_PACKAGES, find_engine_binary

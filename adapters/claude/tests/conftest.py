@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Any
 import jsonschema
 import psutil
 import pytest
-from holon_adapter_claude import ClaudeAdapter
 from holon_conformance.provider import ScriptedProvider
 
 from holon_core.testing import AgentResult, Task, make_task, run_agent
-from holon_core.testing.agent_run import agent_env, finish_agent, processes_under, start_agent
+from holon_core.testing.agent_run import finish_agent, processes_under, start_agent
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
@@ -26,12 +25,9 @@ MODEL = "fake-model-1"
 
 
 @pytest.fixture(scope="session")
-def claude_binary() -> Path:
+def claude_binary(engine_binary: Callable[[str], Path]) -> Path:
     """The pinned ``claude``; a missing engine fails the test (never skips)."""
-    binary = ClaudeAdapter().locate_binary(agent_env())
-    if binary is None:
-        pytest.fail("claude is not installed: run `holon engines install claude`")
-    return binary
+    return engine_binary("claude")
 
 
 def run_env(server: ScriptedProvider, **extra: str) -> dict[str, str]:

@@ -13,20 +13,15 @@ from typing import Any
 
 import jsonschema
 import pytest
-from holon_adapter_codex import CodexAdapter
 from holon_conformance.provider import ScriptedProvider
 
 from holon_core.testing import AgentResult, Task, make_task
-from holon_core.testing.agent_run import agent_env
 
 
 @pytest.fixture(scope="session")
-def codex_binary() -> Path:
+def codex_binary(engine_binary: Callable[[str], Path]) -> Path:
     """The pinned ``codex``; a missing engine fails the test (never skips)."""
-    binary = CodexAdapter().locate_binary(agent_env())
-    if binary is None:
-        pytest.fail("codex is not installed: run `holon engines install codex`")
-    return binary
+    return engine_binary("codex")
 
 
 @pytest.fixture

@@ -12,22 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from holon_adapter_gemini import GeminiAdapter
 from holon_conformance.provider import ScriptedProvider, parse_scenario
 
 from holon_core.testing import AgentResult, Task, make_task, run_agent
-from holon_core.testing.agent_run import agent_env, finish_agent, processes_under, start_agent
+from holon_core.testing.agent_run import finish_agent, processes_under, start_agent
 
 MODEL = "gemini-test-model"
 
 
 @pytest.fixture(scope="session")
-def gemini_binary() -> Path:
+def gemini_binary(engine_binary: Callable[[str], Path]) -> Path:
     """The pinned ``gemini``; a missing engine fails the test (never skips)."""
-    binary = GeminiAdapter().locate_binary(agent_env())
-    if binary is None:
-        pytest.fail("gemini is not installed: run `holon engines install gemini`")
-    return binary
+    return engine_binary("gemini")
 
 
 @pytest.fixture
