@@ -5,14 +5,18 @@
 PYTHON ?= python3
 export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(shell $(PYTHON) -c 'import sys; print(sys.executable)')
-UV := $(shell command -v uv 2>/dev/null || echo .tools/bin/uv)
+# uv on PATH if the machine has one, else the one bootstrapped into .tools/. Exported (as an
+# absolute path) because the wheel tests build with it: they must not depend on PATH.
+TOOLS_UV := $(CURDIR)/.tools/bin/uv
+UV := $(shell command -v uv 2>/dev/null || echo $(TOOLS_UV))
+export UV
 RUN := $(UV) run --frozen --no-sync
 
 .PHONY: bootstrap sync engines lint typecheck schemas pytest conformance test demo bench clean
 
 bootstrap: $(UV) sync engines
 
-.tools/bin/uv:
+$(TOOLS_UV):
 	$(PYTHON) -m venv .tools
 	.tools/bin/pip install --quiet --disable-pip-version-check "uv>=0.5"
 

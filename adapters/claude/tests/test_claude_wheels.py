@@ -32,10 +32,8 @@ def sh(*argv: str | Path, env: dict[str, str] | None = None) -> subprocess.Compl
 
 
 @pytest.fixture(scope="module")
-def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.fail("uv is needed to build the wheels; install it (https://docs.astral.sh/uv/)")
+def fresh_venv(tmp_path_factory: pytest.TempPathFactory, uv_binary: str) -> Path:
+    uv = uv_binary
     root = tmp_path_factory.mktemp("wheels")
     wheels = root / "dist"
     for package in ("holon-core", "holon-adapter-claude"):

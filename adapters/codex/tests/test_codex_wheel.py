@@ -8,24 +8,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
-
-import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 
 
-def _uv() -> str:
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.fail("uv is needed to build the wheels")
-    return uv
-
-
-def test_fresh_venv_from_wheels_probes_codex(tmp_path: Path, codex_binary: Path) -> None:
-    uv = _uv()
+def test_fresh_venv_from_wheels_probes_codex(
+    tmp_path: Path, codex_binary: Path, uv_binary: str
+) -> None:
+    uv = uv_binary
     wheels = tmp_path / "wheels"
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
     for package in ("holon-core", "holon-adapter-codex"):

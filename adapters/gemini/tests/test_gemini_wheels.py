@@ -6,12 +6,9 @@ Dependencies come from uv's cache (``--offline``): the test needs no network.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 from holon_core.testing.agent_run import agent_env
 
@@ -24,10 +21,8 @@ def run(
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
 
 
-def test_fresh_venv_probe_from_wheels(tmp_path: Path, gemini_binary: Path) -> None:
-    uv = shutil.which("uv")
-    if uv is None:
-        pytest.fail("uv is needed to build the wheels; install it (https://docs.astral.sh/uv/)")
+def test_fresh_venv_probe_from_wheels(tmp_path: Path, gemini_binary: Path, uv_binary: str) -> None:
+    uv = uv_binary
     dist = tmp_path / "dist"
     for package in ("holon-core", "holon-adapter-gemini"):
         done = run([uv, "build", "-q", "--wheel", "--package", package, "-o", str(dist)], cwd=REPO)
