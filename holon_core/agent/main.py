@@ -1,6 +1,6 @@
 """``holon-agent``: the container entrypoint. ``--probe`` checks readiness; otherwise one run.
 
-Exit codes follow the outcome: 0 success, 1 failure, 2 needs human.
+Exit codes follow the outcome: 0 success, 1 failure, 2 needs human; a usage error exits 1.
 """
 
 from __future__ import annotations
@@ -17,14 +17,16 @@ from typing import NoReturn
 
 from holon_core._version import __version__
 from holon_core.agent.paths import resolve_paths
+from holon_core.cli.parser import Parser
 
 CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="holon-agent",
         description="Run one holon task (RFC-0002) with an engine, headlessly.",
+        epilog="Exit codes: 0 success, 1 failure or usage error, 2 needs human.",
     )
     parser.add_argument("--version", action="version", version=f"holon-agent {__version__}")
     parser.add_argument("--engine", help="engine name (else HOLON_ENGINE, else the only adapter)")

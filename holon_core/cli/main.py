@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from holon_core._version import __version__
+from holon_core.cli.parser import Parser
 from holon_core.errors import HolonError
 
 SUBCOMMANDS = {
@@ -17,12 +18,16 @@ SUBCOMMANDS = {
     "plugins": "holon_core.cli.plugins_cmd",
     "engines": "holon_core.cli.engines_cmd",
     "schema": "holon_core.cli.schema_cmd",
+    "runs": "holon_core.cli.runs_cmd",  # skipped while the module does not exist
 }
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
-    parser = argparse.ArgumentParser(
-        prog="holon", description="Run AI coding engines behind the RFC-0002 contract."
+    """The ``holon`` parser with every subcommand whose module imports."""
+    parser = Parser(
+        prog="holon",
+        description="Run AI coding engines behind the RFC-0002 contract.",
+        epilog="Exit codes: 0 success, 1 failure or usage error, 2 needs human (holon run).",
     )
     parser.add_argument("--version", action="version", version=f"holon {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -40,15 +45,37 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, ModuleType]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand; a reader that closed our stdout or stderr early is not an error.
+
+    ``holon engines list --json | head -1`` closes the pipe after one line: the rest of the
+    output is dropped (the streams are pointed at /dev/null) and holon exits 0, as the reader
+    chose to stop: no traceback, no "Exception ignored" noise from the final flush.
+    """
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        from holon_core.runner.streams import silence
+
+        silence(sys.stdout)
+        silence(sys.stderr)
+        return 0
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser, modules = build_parser()
     args = parser.parse_args(argv)
     if not args.command:
-        parser.print_help()
+        parser.print_help(sys.stderr)
         return 1
     try:
         code: int = modules[args.command].run(args)
     except HolonError as exc:
-        print(f"holon {args.command}: error: {exc}", file=sys.stderr)
+        from holon_core.runner.streams import write_safely
+
+        sys.stdout.flush()
+        write_safely(sys.stderr, f"holon {args.command}: error: {exc}\n")
         return 1
     return code
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import logging
 import signal
 import sys
@@ -10,8 +9,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holon_conformance import __version__
 from holon_conformance.provider.scenario import ScenarioError, library_names
 from holon_conformance.provider.server import ScriptedProvider
+from holon_core.cli.parser import Parser
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -19,10 +20,11 @@ if TYPE_CHECKING:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="holon-provider",
         description="Scripted model server for Claude Code, Codex and Gemini CLI (127.0.0.1 only).",
     )
+    parser.add_argument("--version", action="version", version=f"holon-provider {__version__}")
     parser.add_argument(
         "--scenario", required=True, help=f"a file, or one of: {', '.join(library_names())}"
     )
@@ -37,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except ScenarioError as exc:
         print(f"holon-provider: error: {exc}", file=sys.stderr)
-        return 2
+        return 1
     done = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:
