@@ -12,11 +12,25 @@ In order, the first that applies wins:
 7. the terminal event carries an error                -> failure, the parser's reason
                                                          (default ``engine_error``)
 8. terminal success but exit != 0                     -> failure ``engine_crashed``
-9. tools were called and every one failed             -> failure ``tool_failed``
+9. the engine's tools failed (see below)               -> failure ``tool_failed``
 10. required artifacts are missing                    -> failure ``missing_artifacts``
 11. a passed credential appears in the changes         -> needs_human ``secret_in_changes``
 12. the engine declared needs_human                    -> needs_human ``needs_human``
 13. otherwise                                          -> success ``ok``
+
+Rule 9, failed tools. Parsers normalize every engine's tool results the same way (a shell
+command fails when it exits non-zero, except exit 1 of ``grep``/``diff``/``test`` and the
+like, which is an answer: :func:`holon_core.events.command_ok`). The run fails when
+
+* tools were called and every one of them failed, or
+* the engine ran shell commands, not one of them succeeded, and its last tool call failed.
+
+So an engine whose every command failed cannot claim success ("done, all good"), nor can
+one whose every test run failed after its edits; but one failed exploratory command followed
+by working commands or edits is ordinary work, and so is a run whose last step is a failed
+command after other commands succeeded (an engine may end on a check it expects to fail; the
+last-command rule alone would call that a failure). ``metadata.tools`` in the manifest
+records the counts and the failed commands, for users who want a stricter gate.
 """
 
 from __future__ import annotations
@@ -25,6 +39,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from holon_core.adapter import EngineReport
+from holon_core.events import ToolOutcome
 
 Outcome = Literal["success", "failure", "needs_human"]
 
@@ -91,8 +106,9 @@ def decide(s: Signals) -> Decision:
         return _fail(
             "engine_crashed", f"the engine reported success but exited with code {s.exit_code}"
         )
-    if r.tool_calls > 0 and r.tool_failures >= r.tool_calls:
-        return _fail("tool_failed", f"all {r.tool_calls} tool calls of the engine failed")
+    failed_tools = tools_failed(r)
+    if failed_tools:
+        return _fail("tool_failed", failed_tools)
     if s.missing_artifacts:
         missing = ", ".join(s.missing_artifacts)
         return _fail("missing_artifacts", f"required artifacts are missing: {missing}")
@@ -109,3 +125,28 @@ def decide(s: Signals) -> Decision:
     if r.declared_outcome == "failure":
         return _fail(r.reason or "reported_failure", r.error or "the engine reported failure")
     return Decision("success", "ok", None)
+
+
+def tools_failed(r: EngineReport) -> str | None:
+    """Rule 9's sentence when the engine's tools failed, else None."""
+    log = r.tool_log
+    commands = [t for t in log if t.command is not None]
+    last = _last_failure(log)
+    if r.tool_calls > 0 and r.tool_failures >= r.tool_calls:
+        return f"all {r.tool_calls} tool calls of the engine failed{last}"
+    if commands and not log[-1].ok and not any(t.ok for t in commands):
+        return (
+            f"none of the {len(commands)} shell commands the engine ran succeeded and its "
+            f"last tool call failed{last}"
+        )
+    return None
+
+
+def _last_failure(log: list[ToolOutcome]) -> str:
+    failed = [t for t in log if not t.ok]
+    if not failed:
+        return ""
+    t = failed[-1]
+    what = f"`{t.command[:80]}`" if t.command is not None else (t.tool or "a tool")
+    code = f" exited {t.exit_code}" if t.exit_code is not None else " failed"
+    return f" (last: {what}{code}); the engine's claim of success is not trusted"

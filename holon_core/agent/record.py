@@ -61,6 +61,7 @@ def manifest_data(run: RunState, decision: Decision, duration: float) -> dict[st
             meta.update(plugin_metadata(run, run.context, meta))
     if run.process is not None:
         meta["process"] = resources(run.process)
+        meta["tools"] = report.tool_summary()
     return manifest
 
 

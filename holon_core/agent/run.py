@@ -203,6 +203,8 @@ def _execute(run: RunState, context: RunContext) -> None:
         on_start=lambda _pid: warm_up.start(),
     )
     run.report = parser.finish(run.process.exit_code)
+    for event in run.report.late_events:  # e.g. exit codes read from the engine's session log
+        ev.event(event)
     proc = run.process
     run.log.info("engine ended", ended_by=proc.ended_by, exit_code=proc.exit_code)
     run.timeouts = (wall, silence)

@@ -102,6 +102,28 @@ class Check(_Open):
     hint: str | None = None
 
 
+class FailedCommand(_Open):
+    command: str = Field(description="The command line (first 200 characters).")
+    exit_code: int | None = Field(
+        default=None, description="None when the engine's evidence does not show it."
+    )
+
+
+class ToolStats(_Open):
+    """The engine's tool calls as holon judged them, the same way on every engine."""
+
+    calls: int = 0
+    failed: int = 0
+    commands: int = Field(default=0, description="Shell commands among the calls.")
+    commands_failed: int = Field(
+        default=0, description="Non-zero exit, except exit 1 of grep, diff, test and the like."
+    )
+    last_failed: bool = Field(default=False, description="The last finished tool call failed.")
+    failed_commands: list[FailedCommand] = Field(
+        default_factory=list, description="The first 10 failed commands."
+    )
+
+
 class ManifestMetadata(_Open):
     agent: str = "holon-agent"
     holon_version: str
@@ -118,6 +140,9 @@ class ManifestMetadata(_Open):
     changed: bool | None = None
     files_changed: int | None = None
     checks: list[Check] = Field(default_factory=list)
+    tools: ToolStats | None = Field(
+        default=None, description="Present once the engine ran; read by outcome rule 9."
+    )
     secrets_in_changes: list[str] = Field(
         default_factory=list, description="Files whose changes contain a passed credential."
     )

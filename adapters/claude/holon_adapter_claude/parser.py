@@ -4,10 +4,17 @@ The engine's own verdict is not trusted blindly: ``result.subtype`` says ``succe
 failures, so ``is_error`` decides, and ``api_error_status`` / the ``api_retry`` events give
 the reason. A 401/403 retry aborts the run at once instead of waiting out the engine's
 retries (minutes with its defaults).
+
+Bash results carry the exit code as text: a failed command's ``tool_result`` is
+``is_error: true`` with content ``Exit code N\n<output>``; a successful one has no code
+(0), and one Claude Code itself reads as an answer (``grep`` with no match, ``diff`` that
+found differences) is ``is_error: false`` with ``tool_use_result.returnCodeInterpretation``
+naming it (exit 1). holon judges the code by the same rule as on every engine.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from holon_adapter_claude.messages import (
@@ -18,11 +25,15 @@ from holon_adapter_claude.messages import (
     server_error,
 )
 from holon_core.adapter import EngineReport, JsonLinesParser
-from holon_core.events import Event
+from holon_core.events import Event, ToolOutcome, command_ok
 
 #: Characters of tool output kept in an event; the full text stays in the engine transcript.
 OUTPUT_PREVIEW = 2000
 AUTH_STATUSES = (401, 403)
+SHELL_TOOL = "Bash"
+_EXIT_CODE = re.compile(r"^Exit code (-?\d+)\b")
+#: ``returnCodeInterpretation`` texts Claude Code gives exit status 1 of answer commands.
+_EXIT_ONE = ("No matches found", "Files differ")
 
 
 class ClaudeParser(JsonLinesParser):
@@ -31,6 +42,8 @@ class ClaudeParser(JsonLinesParser):
     def __init__(self) -> None:
         super().__init__()
         self._tool_names: dict[str, str] = {}
+        #: Bash command lines by tool id.
+        self._commands: dict[str, str] = {}
         #: Skill tool calls by id; a skill counts as used once its call returned ok.
         self._skill_calls: dict[str, str] = {}
         self._last_status: int | None = None
@@ -122,6 +135,8 @@ class ClaudeParser(JsonLinesParser):
         self._tool_names[tool_id] = name
         self.report.tool_calls += 1
         tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+        if name == SHELL_TOOL and isinstance(tool_input, dict):
+            self._commands[tool_id] = str(tool_input.get("command") or "")
         if name == "Skill" and isinstance(tool_input, dict) and tool_input.get("skill"):
             self._skill_calls[tool_id] = str(tool_input["skill"])
         return Event(type="tool_call", tool=name, tool_id=tool_id, data={"input": tool_input})
@@ -131,24 +146,26 @@ class ClaudeParser(JsonLinesParser):
         if not isinstance(message, dict):
             return []
         events: list[Event] = []
-        for block in _blocks(message):
-            if block.get("type") != "tool_result":
-                continue
+        blocks = [b for b in _blocks(message) if b.get("type") == "tool_result"]
+        # The structured result sits beside the message; it is this block's only if alone.
+        detail = raw.get("tool_use_result") if len(blocks) == 1 else None
+        for block in blocks:
             tool_id = str(block.get("tool_use_id") or "")
             failed = bool(block.get("is_error"))
-            if failed:
-                self.report.tool_failures += 1
-            elif tool_id in self._skill_calls:
+            text = _text_of(block.get("content"))
+            command = self._commands.get(tool_id)
+            exit_code = _exit_code(failed, text, detail) if command is not None else None
+            # The exit code decides when known, by the rule every engine shares.
+            ok = not failed if exit_code is None else command_ok(command or "", exit_code)
+            tool = self._tool_names.get(tool_id)
+            self.report.record_tool_result(ToolOutcome(tool_id, tool, ok, command, exit_code))
+            if ok and tool_id in self._skill_calls:
                 self.report.extra["skills_used"].append(self._skill_calls[tool_id])
-            output = _text_of(block.get("content"))[:OUTPUT_PREVIEW]
+            data: dict[str, Any] = {} if exit_code is None else {"exit_code": exit_code}
+            data["output"] = text[:OUTPUT_PREVIEW]
+            status: Literal["ok", "error"] = "ok" if ok else "error"
             events.append(
-                Event(
-                    type="tool_result",
-                    tool=self._tool_names.get(tool_id),
-                    tool_id=tool_id,
-                    status="error" if failed else "ok",
-                    data={"output": output},
-                )
+                Event(type="tool_result", tool=tool, tool_id=tool_id, status=status, data=data)
             )
         return events
 
@@ -211,6 +228,19 @@ class ClaudeParser(JsonLinesParser):
         if not self.report.terminal_seen and self.report.error is None and self._api_error_text:
             self.report.error = f"Claude Code ended without a result: {self._api_error_text}"
         return self.report
+
+
+def _exit_code(failed: bool, text: str, detail: object) -> int | None:
+    """A Bash result's exit code, where Claude Code's result shows it; else None."""
+    if failed:
+        match = _EXIT_CODE.match(text)
+        return int(match.group(1)) if match else None
+    if not isinstance(detail, dict) or detail.get("interrupted"):
+        return None
+    interpretation = detail.get("returnCodeInterpretation")
+    if interpretation is None:
+        return 0
+    return 1 if interpretation in _EXIT_ONE else None
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from holon_adapter_codex.classify import is_network_wait, is_retry_notice, reason_for
 from holon_adapter_codex.rollout import find_rollout, read_rollout
 from holon_core.adapter import EngineReport, JsonLinesParser
-from holon_core.events import Event
+from holon_core.events import Event, ToolOutcome, command_ok
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -123,17 +123,26 @@ class CodexParser(JsonLinesParser):
         )
 
     def _tool_result(self, item_type: str, item: dict[str, Any]) -> Event:
+        """A finished item; a command is judged by its exit code (``status`` says ``failed``
+        for any non-zero code, even ``grep`` finding nothing)."""
         status = item.get("status")
-        ok = status == "completed" and item.get("exit_code") in (0, None) and not item.get("error")
-        if not ok:
-            self.report.tool_failures += 1
+        exit_code = item.get("exit_code")
+        command = str(item.get("command") or "") if item_type == "command_execution" else None
+        if command is not None and isinstance(exit_code, int) and not isinstance(exit_code, bool):
+            ok = command_ok(command, exit_code) and not item.get("error")
+        else:
+            exit_code = None
+            ok = status == "completed" and not item.get("error")
+        item_id = str(item.get("id"))
+        tool = TOOL_ITEMS[item_type]
+        self.report.record_tool_result(ToolOutcome(item_id, tool, ok, command, exit_code))
         data: dict[str, Any] = {
             k: item[k] for k in ("exit_code", "aggregated_output", "status") if k in item
         }
         return Event(
             type="tool_result",
-            tool=TOOL_ITEMS[item_type],
-            tool_id=str(item.get("id")),
+            tool=tool,
+            tool_id=item_id,
             status="ok" if ok else "error",
             data=data,
         )

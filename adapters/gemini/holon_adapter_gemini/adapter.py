@@ -113,7 +113,7 @@ class GeminiAdapter(EngineAdapter):
         return copy_skills(skills, run.home / ".gemini" / "skills")
 
     def event_parser(self, run: RunContext) -> EventParser:
-        return GeminiParser(model=self.model_for(run), max_steps=run.max_steps)
+        return GeminiParser(model=self.model_for(run), max_steps=run.max_steps, home=run.home)
 
     def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
         meta: dict[str, Any] = {"gemini": {"max_attempts": max_attempts(run.env)}}

@@ -7,15 +7,25 @@ deltas after the last tool result), ``result.status`` is ``success`` even when e
 call failed (we count ``tool_result`` errors so the core's outcome rule can see it) and when
 the CLI itself stopped the run early (loop detection: an ``error`` event precedes it), and API
 failures surface only as an error message plus an exit code made from the HTTP status.
+
+A shell command that exits non-zero is a ``tool_result`` with ``status: success`` too; the
+stream shows its exit code only when the command printed nothing (``Command exited with
+code: N``). The session log has every exit code, so :meth:`GeminiParser.finish` reads it
+and amends the results it learned better (``late_events``; see ``session_log.py``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import TYPE_CHECKING, Any, Literal
 
 from holon_adapter_gemini.errors import decode
+from holon_adapter_gemini.session_log import find_session_log, shell_exit_codes
 from holon_core.adapter import EngineReport, JsonLinesParser
-from holon_core.events import Event
+from holon_core.events import Event, ToolOutcome, command_ok
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SKILL_TOOL = "activate_skill"
 #: ``error`` events after which the CLI ends the run and still reports ``status: success``.
@@ -32,6 +42,9 @@ STOP_MESSAGES: dict[str, tuple[str, str]] = {
 }
 #: Tool output kept per event; the full text stays in the engine's own chat log.
 OUTPUT_CAP = 2000
+SHELL_TOOL = "run_shell_command"
+#: The whole ``output`` of a shell result that printed nothing and exited non-zero.
+_EXITED = re.compile(r"^Command exited with code: (-?\d+)$")
 
 
 def _int(value: Any) -> int | None:
@@ -41,9 +54,13 @@ def _int(value: Any) -> int | None:
 class GeminiParser(JsonLinesParser):
     """One parser per run; ``feed`` is called for every stdout line in order."""
 
-    def __init__(self, model: str | None = None, max_steps: int | None = None) -> None:
+    def __init__(
+        self, model: str | None = None, max_steps: int | None = None, home: Path | None = None
+    ) -> None:
         super().__init__()
         self.max_steps = max_steps
+        #: The run-local GEMINI_CLI_HOME, where the session log with the exit codes lives.
+        self.home = home
         self.report.model = model
         self.report.skills_seen = set()
         # The listing lives in the system instruction, which the stream never shows: only
@@ -130,13 +147,19 @@ class GeminiParser(JsonLinesParser):
         tool_id = str(raw.get("tool_id") or "")
         name, params = self._tools.get(tool_id, ("", None))
         ok = raw.get("status") == "success"
-        if not ok:
-            self.report.tool_failures += 1
-        elif name == SKILL_TOOL and isinstance(params, dict) and params.get("name"):
+        output = raw.get("output")
+        command, exit_code = None, None
+        if name == SHELL_TOOL and isinstance(params, dict):
+            command = str(params.get("command") or "")
+            exited = _EXITED.match(output) if isinstance(output, str) else None
+            if exited:
+                exit_code = int(exited.group(1))
+                ok = ok and command_ok(command, exit_code)
+        self.report.record_tool_result(ToolOutcome(tool_id, name or None, ok, command, exit_code))
+        if ok and name == SKILL_TOOL and isinstance(params, dict) and params.get("name"):
             assert self.report.skills_seen is not None
             self.report.skills_seen.add(str(params["name"]))
-        data: dict[str, Any] = {}
-        output = raw.get("output")
+        data: dict[str, Any] = {} if exit_code is None else {"exit_code": exit_code}
         if isinstance(output, str):
             data["output"] = output[:OUTPUT_CAP]
         error = raw.get("error")
@@ -195,6 +218,7 @@ class GeminiParser(JsonLinesParser):
         """Refine the reason with the exit code, which is the only carrier of e.g. HTTP 429."""
         report = self.report
         report.extra["exit_code"] = exit_code
+        self._amend_exit_codes()
         if report.abort_reason is not None:
             return report  # holon stopped the engine; its own sentence stands
         if self._result_error is not None:
@@ -208,3 +232,27 @@ class GeminiParser(JsonLinesParser):
             detail = self._stderr_tail[-1] if self._stderr_tail else ""
             report.error = decode(exit_code, None, detail).sentence
         return report
+
+    def _amend_exit_codes(self) -> None:
+        """Shell results whose exit code the stream hid: judge them by the session log's."""
+        pending = [t for t in self.report.tool_log if t.command is not None and t.exit_code is None]
+        path = find_session_log(self.home, self.report.session_id) if self.home else None
+        if not pending or path is None:
+            return
+        codes = shell_exit_codes(path)
+        for outcome in pending:
+            if codes.get(outcome.tool_id) is None:
+                continue  # not logged, or ended by a signal: the stream's verdict stands
+            code = codes[outcome.tool_id]
+            assert code is not None and outcome.command is not None
+            ok = outcome.ok and command_ok(outcome.command, code)
+            self.report.amend_tool_result(outcome.tool_id, ok=ok, exit_code=code)
+            self.report.late_events.append(
+                Event(
+                    type="tool_result",
+                    tool=outcome.tool,
+                    tool_id=outcome.tool_id,
+                    status="ok" if ok else "error",
+                    data={"exit_code": code, "amended": True, "source": "session_log"},
+                )
+            )
