@@ -1,8 +1,11 @@
 """Where engine binaries live: ``HOLON_<NAME>_BIN``, the holon-managed engine dir, then PATH.
 
-The managed dir holds an npm prefix installed from the pinned manifest and lock file that
-ship inside holon-core (``engine_pins/``). Default: ``$HOLON_ENGINES_DIR``, else
-``$XDG_DATA_HOME/holon/engines``, else ``~/.local/share/holon/engines``.
+The managed dir holds one npm prefix per engine (``<dir>/<engine>/``), installed from the
+pinned manifest and lock file that ship inside holon-core (``engine_pins/``): one lock pins
+every engine together, and each engine's prefix gets the part of it that engine needs, so
+installing Claude Code does not download Codex and Gemini CLI. A prefix at ``<dir>/`` itself
+(the layout before per-engine prefixes) is still found. Default dir: ``$HOLON_ENGINES_DIR``,
+else ``$XDG_DATA_HOME/holon/engines``, else ``~/.local/share/holon/engines``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from holon_core.errors import HolonError
 
@@ -31,6 +34,15 @@ def managed_engine_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(data_home).expanduser() / "holon" / "engines"
 
 
+def managed_binaries(binary_name: str, env: Mapping[str, str] | None = None) -> list[Path]:
+    """Where ``holon engines install`` puts ``binary_name``: its own prefix, then the shared
+    prefix of older installs."""
+    root = managed_engine_dir(env)
+    names = [name for name, (_, binary, _) in ENGINE_PACKAGES.items() if binary == binary_name]
+    prefixes = [root / name for name in names] + [root]
+    return [prefix / "node_modules" / ".bin" / binary_name for prefix in prefixes]
+
+
 def find_engine_binary(
     binary_name: str, override_env: str, env: Mapping[str, str] | None = None
 ) -> Path | None:
@@ -40,9 +52,9 @@ def find_engine_binary(
     if override:
         path = Path(override).expanduser()
         return path if path.is_file() and os.access(path, os.X_OK) else None
-    managed = managed_engine_dir(env) / "node_modules" / ".bin" / binary_name
-    if managed.is_file() and os.access(managed, os.X_OK):
-        return managed
+    for managed in managed_binaries(binary_name, env):
+        if managed.is_file() and os.access(managed, os.X_OK):
+            return managed
     found = shutil.which(binary_name, path=env.get("PATH"))
     return Path(found) if found else None
 
@@ -146,10 +158,9 @@ def engine_status(name: str, env: Mapping[str, str] | None = None) -> EngineStat
     binary = find_engine_binary(binary_name, override, env)
     if binary is None:
         return EngineStatus(name, package, pinned, None, None, "missing")
-    managed = managed_engine_dir(env) / "node_modules" / ".bin" / binary_name
     if env.get(override):
         source = "override"
-    elif binary == managed:
+    elif binary in managed_binaries(binary_name, env):
         source = "managed"
     else:
         source = "path"
@@ -182,17 +193,70 @@ def check_node(env: Mapping[str, str] | None = None) -> tuple[str, str]:
     return node, npm
 
 
-def _installed_matches(target: Path, names: list[str]) -> bool:
-    pins = pinned_versions()
-    lock = target / "package-lock.json"
-    if not lock.is_file() or lock.read_bytes() != (PINS_DIR / "package-lock.json").read_bytes():
+def engine_lock(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``package.json`` and ``package-lock.json`` that install ``name`` alone.
+
+    Cut from the shipped lock: the engine's package and everything it depends on, resolved
+    the way Node resolves (nearest ``node_modules`` upward), with the same versions and
+    integrity hashes, so ``npm ci`` installs exactly what the full lock would for it.
+    """
+    package = ENGINE_PACKAGES[name][0]
+    lock = json.loads((PINS_DIR / "package-lock.json").read_text("utf-8"))
+    pins = json.loads((PINS_DIR / "package.json").read_text("utf-8"))
+    entries: dict[str, Any] = lock["packages"]
+    spec = pins["dependencies"][package]
+    manifest = {"name": f"holon-engine-{name}", "private": True, "dependencies": {package: spec}}
+    keep: dict[str, Any] = {}
+    todo = [f"node_modules/{package}"]
+    while todo:
+        path = todo.pop()
+        if path in keep or path not in entries:
+            continue
+        keep[path] = entries[path]
+        wanted = {**entries[path].get("dependencies", {})}
+        wanted |= entries[path].get("optionalDependencies", {})
+        todo += [_resolve(entries, path, dep) for dep in wanted]
+    root = {"name": manifest["name"], "dependencies": manifest["dependencies"]}
+    packages = {"": root, **dict(sorted(keep.items()))}
+    subset = {**lock, "name": manifest["name"], "packages": packages}
+    return manifest, subset
+
+
+def _resolve(entries: Mapping[str, Any], parent: str, dependency: str) -> str:
+    """The lock path Node would load ``dependency`` from when ``parent`` requires it."""
+    base = parent
+    while True:
+        candidate = f"{base}/node_modules/{dependency}"
+        if candidate in entries:
+            return candidate
+        cut = base.rfind("/node_modules/")
+        if cut < 0:
+            return f"node_modules/{dependency}"
+        base = base[:cut]
+
+
+def npm_install_command(npm: str, *, offline: bool = False) -> list[str]:
+    """``npm ci`` as holon runs it: quiet about what a user cannot act on.
+
+    The engines' optional native helpers (keytar, node-pty) may fail to build on a machine
+    without compilers; npm skips them and the engines run without them, so npm's warnings
+    about that, the audit and the funding notice are noise. Errors still print.
+    """
+    command = [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"]
+    return [*command, "--offline"] if offline else command
+
+
+def _installed_matches(prefix: Path, name: str, lock_text: bytes) -> bool:
+    package, binary_name, _ = ENGINE_PACKAGES[name]
+    binary = prefix / "node_modules" / ".bin" / binary_name
+    lock = prefix / "package-lock.json"
+    if not lock.is_file() or lock.read_bytes() != lock_text:
         return False
-    for name in names:
-        package, binary_name, _ = ENGINE_PACKAGES[name]
-        binary = target / "node_modules" / ".bin" / binary_name
-        if not binary.is_file() or _package_version(binary, package) != pins.get(name):
-            return False
-    return True
+    return binary.is_file() and _package_version(binary, package) == pinned_versions().get(name)
+
+
+def _json_bytes(data: Mapping[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2) + "\n").encode()
 
 
 def install_engines(
@@ -200,31 +264,44 @@ def install_engines(
     *,
     target: Path | None = None,
     force: bool = False,
+    offline: bool = False,
     env: Mapping[str, str] | None = None,
-) -> bool:
-    """Install the pinned engines with ``npm ci`` into the managed dir; False when up to date.
+) -> list[str]:
+    """Install each named engine with ``npm ci`` into its own prefix; the ones installed.
 
-    The lock file pins all three engines together, so installing any one installs all of
-    them: ``npm ci`` cannot install part of a lock file, and one lock keeps them consistent.
+    An engine already at its pin (in its prefix, or in the shared prefix of an older install)
+    is left alone unless ``force``. ``offline`` installs from the npm cache only.
     """
     env = os.environ if env is None else env
     target = managed_engine_dir(env) if target is None else target
-    if not force and _installed_matches(target, names):
-        return False
+    shared = (PINS_DIR / "package-lock.json").read_bytes()
+    todo = []
+    for name in names:
+        manifest, lock = engine_lock(name)
+        if force or not (
+            _installed_matches(target / name, name, _json_bytes(lock))
+            or _installed_matches(target, name, shared)
+        ):
+            todo.append((name, manifest, lock))
+    if not todo:
+        return []
     _, npm = check_node(env)
-    target.mkdir(parents=True, exist_ok=True)
-    for file_name in ("package.json", "package-lock.json"):
-        shutil.copyfile(PINS_DIR / file_name, target / file_name)
-    done = subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund"],
-        cwd=target,
-        stdin=subprocess.DEVNULL,
-        env=dict(env),
-        check=False,
-    )
-    if done.returncode != 0:
-        raise HolonError(
-            f"npm ci failed in {target} (exit {done.returncode})",
-            hint="check access to the npm registry, then run `holon engines install --force`",
+    for name, manifest, lock in todo:
+        prefix = target / name
+        prefix.mkdir(parents=True, exist_ok=True)
+        (prefix / "package.json").write_bytes(_json_bytes(manifest))
+        (prefix / "package-lock.json").write_bytes(_json_bytes(lock))
+        done = subprocess.run(
+            npm_install_command(npm, offline=offline),
+            cwd=prefix,
+            stdin=subprocess.DEVNULL,
+            env=dict(env),
+            check=False,
         )
-    return True
+        if done.returncode != 0:
+            raise HolonError(
+                f"npm ci failed for {name} in {prefix} (exit {done.returncode})",
+                hint="check access to the npm registry, then run "
+                f"`holon engines install --force {name}`",
+            )
+    return [name for name, _, _ in todo]

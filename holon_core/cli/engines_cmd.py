@@ -1,8 +1,7 @@
 """``holon engines install|list``: the pinned engine CLIs in the holon-managed directory.
 
-One lock file pins Claude Code, Codex and Gemini CLI together, so ``install claude`` installs
-all three (``npm ci`` installs a whole lock file); the name only decides what must be up to
-date for the command to skip the install.
+One lock file pins Claude Code, Codex and Gemini CLI together; each engine is installed into
+its own npm prefix from its part of that lock, so ``install claude`` installs Claude Code only.
 """
 
 from __future__ import annotations
@@ -30,36 +29,37 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     actions = parser.add_subparsers(dest="engines_command", metavar="ACTION")
     install = actions.add_parser(
         "install",
-        help="install the pinned engines with npm ci (all three share one lock file)",
+        help="install a pinned engine (or all) with npm ci",
         description=(
             f"Install the pinned engines into {managed_engine_dir()} (set HOLON_ENGINES_DIR "
-            "to change it). Needs Node.js 20+ and npm. Installing one engine installs all "
-            "three: they share one lock file."
+            "to change it), each in its own npm prefix. Needs Node.js 20+ and npm."
         ),
     )
     install.add_argument(
         "engine", nargs="?", default="all", choices=[*ENGINE_PACKAGES, "all"], help="default: all"
     )
     install.add_argument("--force", action="store_true", help="reinstall even when up to date")
+    install.add_argument(
+        "--offline", action="store_true", help="install from the npm cache only (npm --offline)"
+    )
     listing = actions.add_parser("list", help="show installed engines, versions and paths")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.engines_command == "install":
-        return _install(args.engine, args.force)
+        return _install(args.engine, args.force, args.offline)
     return _list(getattr(args, "json", False))
 
 
-def _install(engine: str, force: bool) -> int:
+def _install(engine: str, force: bool, offline: bool) -> int:
     names = list(ENGINE_PACKAGES) if engine == "all" else [engine]
     target = managed_engine_dir()
-    changed = install_engines(names, target=target, force=force)
+    installed = install_engines(names, target=target, force=force, offline=offline)
     pins = pinned_versions()
-    state = "installed" if changed else "already up to date"
-    print(f"engines {state} in {target}:")
-    for name in ENGINE_PACKAGES:
-        print(f"  {name} {pins.get(name, '?')}")
+    for name in names:
+        state = "installed" if name in installed else "already up to date"
+        print(f"{name} {pins.get(name, '?')}: {state} in {target}")
     return 0
 
 
