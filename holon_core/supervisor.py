@@ -1,11 +1,11 @@
 """Run one engine process tree to its end and leave nothing behind.
 
 The engine starts in its own session with no TTY, stdin fed or closed, and stdout/stderr as
-pipes. Reader threads only split lines; every callback runs on the calling thread, so event
-parsers need no locking. The run ends by exit, wall-clock timeout, silence timeout, the cancel
-event or a parser's abort request; a teardown ladder (close stdin, SIGTERM to the group, grace,
-SIGKILL) follows, and afterwards every descendant left (setsid'd tools, daemons) is killed and
-reaped (see :mod:`holon_core.process_tree`).
+pipes. Reader threads only read large chunks; the calling thread splits them into lines and
+runs every callback, so event parsers need no locking. The run ends by exit, wall-clock
+timeout, silence timeout, the cancel event or a parser's abort request; a teardown ladder
+(close stdin, SIGTERM to the group, grace, SIGKILL) follows, and afterwards every descendant
+left (setsid'd tools, daemons) is killed and reaped (see :mod:`holon_core.process_tree`).
 
 ``exit_code`` follows :mod:`subprocess`: negative means killed by that signal.
 """
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Literal
 
 import psutil
 
-from holon_core._pipes import QUEUE_LINES, LineReader, StdinWriter
+from holon_core._pipes import QUEUE_CHUNKS, ChunkReader, LineSplitter, StdinWriter
 from holon_core.process_tree import TREE_MARKER_ENV, ProcessTree, become_subreaper
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 EndedBy = Literal["exit", "timeout", "stalled", "cancelled", "aborted", "spawn_failed"]
 
+_STREAMS = {"out": "stdout", "err": "stderr"}
 _TICK = 0.05
 _SAMPLE_EVERY = 0.2
 #: How long to wait for pipe EOF after the tree is gone before giving up on stray writers.
@@ -64,8 +65,13 @@ def supervise(
     cancel: threading.Event,
     should_abort: Callable[[], str | None] = lambda: None,
     on_start: Callable[[int], None] | None = None,
+    on_output: Callable[[str, bytes], None] | None = None,
 ) -> ProcessOutcome:
     """Start ``plan``, feed its output lines to the callbacks and return how it ended.
+
+    ``on_output(stream, chunk)`` (``stream`` is ``"stdout"`` or ``"stderr"``) receives the raw
+    bytes as read, after the lines they complete were delivered: the place to store output
+    without per-line work.
 
     Never raises for a process that cannot start (``ended_by="spawn_failed"``); an exception
     from a callback tears the whole tree down and then propagates.
@@ -101,7 +107,13 @@ def supervise(
             pid=None,
         )
     run = _Run(
-        proc, plan, marker, {"out": on_stdout, "err": on_stderr}, should_abort, foreign=foreign
+        proc,
+        plan,
+        marker,
+        {"out": on_stdout, "err": on_stderr},
+        should_abort,
+        foreign=foreign,
+        on_output=on_output,
     )
     try:
         if on_start is not None:
@@ -136,6 +148,7 @@ class _Run:
         should_abort: Callable[[], str | None],
         *,
         foreign: list[psutil.Process],
+        on_output: Callable[[str, bytes], None] | None = None,
     ) -> None:
         assert proc.stdout is not None and proc.stderr is not None
         self.proc = proc
@@ -143,11 +156,13 @@ class _Run:
         self.tree = ProcessTree(proc.pid, marker, foreign)
         self.callbacks = callbacks
         self.should_abort = should_abort
-        self.lines: queue.Queue[tuple[str, str | None]] = queue.Queue(maxsize=QUEUE_LINES)
+        self.on_output = on_output
+        self.chunks: queue.Queue[tuple[str, bytes | None]] = queue.Queue(maxsize=QUEUE_CHUNKS)
         self.readers = [
-            LineReader(proc.stdout, "out", self.lines),
-            LineReader(proc.stderr, "err", self.lines),
+            ChunkReader(proc.stdout, "out", self.chunks),
+            ChunkReader(proc.stderr, "err", self.chunks),
         ]
+        self.splitters = {"out": LineSplitter(), "err": LineSplitter()}
         self.writer = None if proc.stdin is None else StdinWriter(proc.stdin, plan.stdin or b"")
         self.open_streams = 2
         self.last_line = time.monotonic()
@@ -157,7 +172,7 @@ class _Run:
         self.root_rss = 0
         self.leftovers_killed = 0
         self.reaped_cpu = 0.0
-        self.threads: list[LineReader | StdinWriter] = [*self.readers]
+        self.threads: list[ChunkReader | StdinWriter] = [*self.readers]
         if self.writer is not None:
             self.threads.append(self.writer)
         for thread in self.threads:
@@ -196,7 +211,7 @@ class _Run:
                 return ended, None
 
     def pump(self, until: float, *, watch_abort: bool = False) -> str | None:
-        """Deliver queued lines until ``until`` (or the abort callback asks to stop)."""
+        """Deliver queued output until ``until`` (or the abort callback asks to stop)."""
         while True:
             if watch_abort and (reason := self.should_abort()) is not None:
                 return reason
@@ -204,16 +219,22 @@ class _Run:
             if remaining <= 0:  # a flood of lines must not starve the timeout/cancel checks
                 return None
             try:
-                kind, text = self.lines.get(timeout=remaining)
+                kind, chunk = self.chunks.get(timeout=remaining)
             except queue.Empty:
                 return None
-            if text is None:
+            callback = self.callbacks[kind]
+            if chunk is None:
+                for line in self.splitters[kind].flush():
+                    callback(line)
                 self.open_streams -= 1
                 if not self.open_streams:  # both pipes closed: the engine is exiting now
                     return None
-            else:
-                self.last_line = time.monotonic()
-                self.callbacks[kind](text)
+                continue
+            self.last_line = time.monotonic()
+            for line in self.splitters[kind].feed(chunk):
+                callback(line)
+            if self.on_output is not None:
+                self.on_output(_STREAMS[kind], chunk)
 
     def poll(self, *, block: bool = False) -> bool:
         """Reap the engine if it has exited; True once its status is known."""

@@ -1,0 +1,150 @@
+"""Evidence at the speed of the engine: raw output in blocks, normalized events capped.
+
+An engine may print hundreds of megabytes. Its raw output is stored block by block (one
+redaction and one write per read, never per line) and its normalized events are bounded:
+each text field at :data:`EVENT_FIELD_CHARS` characters (cut with a marker) and the whole of
+``events.ndjson`` at :data:`EVENTS_MAX_BYTES` (then one ``note`` event says so; phases are
+still written). The raw log is never capped: it is the complete record.
+"""
+
+from __future__ import annotations
+
+import codecs
+from typing import TYPE_CHECKING, Any
+
+from holon_core.events import Event
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+#: Longest text field kept in one normalized event; longer ones are cut with a marker.
+EVENT_FIELD_CHARS = 64 * 1024
+#: Longest serialized event; a longer one keeps its type and ids, its data is replaced.
+EVENT_MAX_CHARS = 256 * 1024
+#: ``events.ndjson`` stops growing at about this size (the raw log keeps everything).
+EVENTS_MAX_BYTES = 16 * 1024 * 1024
+#: A line longer than this is written in pieces (redacted with :data:`OVERLAP` of context).
+LONG_LINE_CHARS = 1024 * 1024
+#: A secret or token is assumed shorter than this: the context kept across a cut.
+OVERLAP = 16 * 1024
+_MAX_DEPTH = 32
+
+
+def _cut(text: str) -> str:
+    if len(text) <= EVENT_FIELD_CHARS:
+        return text
+    dropped = len(text) - EVENT_FIELD_CHARS
+    return f"{text[:EVENT_FIELD_CHARS]}…[{dropped} more characters cut by holon]"
+
+
+def _cap_value(value: Any, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return _cut(value)
+    if depth >= _MAX_DEPTH:
+        return "[nested too deep: cut by holon]"
+    if isinstance(value, dict):
+        return {key: _cap_value(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_cap_value(item, depth + 1) for item in value]
+    return value
+
+
+class EventBudget:
+    """Serializes events for ``events.ndjson``, applying the per-event and total caps."""
+
+    def __init__(self, max_bytes: int = EVENTS_MAX_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self.written = 0
+        #: Events left out after the cap was reached.
+        self.dropped = 0
+        self.capped = False
+
+    @property
+    def warning(self) -> str | None:
+        """The manifest warning once the cap was reached, else None."""
+        if not self.capped:
+            return None
+        return (
+            f"evidence/events.ndjson reached its cap of {self.max_bytes} bytes: "
+            f"{self.dropped} later engine events were left out of it "
+            "(evidence/engine.stdout.log keeps the engine's complete output)"
+        )
+
+    def lines(self, event: Event) -> list[str]:
+        """The JSON lines to write for ``event``: itself, a cap note, or nothing."""
+        if self.capped and event.type != "phase":
+            self.dropped += 1
+            return []
+        line = self._serialize(event)
+        if event.type != "phase" and self.written + len(line) > self.max_bytes:
+            self.capped = True
+            self.dropped += 1
+            note = Event(
+                type="note",
+                text=f"events.ndjson reached its cap of {self.max_bytes} bytes; later engine "
+                "events are left out (engine.stdout.log keeps the complete output)",
+                data={"events_capped": True, "cap_bytes": self.max_bytes},
+                seq=event.seq,
+                ts=event.ts,
+            )
+            line = note.to_json()
+        self.written += len(line) + 1
+        return [line]
+
+    @staticmethod
+    def _serialize(event: Event) -> str:
+        if event.text is not None:
+            event.text = _cut(event.text)
+        if event.data:
+            event.data = _cap_value(event.data)
+        line = event.to_json()
+        if len(line) > EVENT_MAX_CHARS:
+            event.data = {"cut_by_holon": f"{len(line)} characters of event data left out"}
+            line = event.to_json()
+        return line
+
+
+class RawLog:
+    """One raw output stream: decodes chunks and yields redacted text ending at a newline.
+
+    Redaction runs on whole lines, so a secret inside a line is never split. A line longer
+    than :data:`LONG_LINE_CHARS` is written in pieces, cut only where redacting the two sides
+    apart gives the same text as redacting them together (a secret spanning the cut moves
+    the cut back); at the end, or when no safe cut is found, the rest is written as is.
+    """
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._carry = ""
+
+    def feed(self, chunk: bytes, redact: Callable[[str], str]) -> str:
+        """Take a chunk; return the redacted text now safe to write (maybe empty)."""
+        text = self._carry + self._decoder.decode(chunk)
+        end = text.rfind("\n") + 1
+        if end:
+            self._carry = text[end:]
+            return redact(text[:end])
+        if len(text) > LONG_LINE_CHARS:
+            head, self._carry = _safe_cut(text, redact)
+            return head
+        self._carry = text
+        return ""
+
+    def finish(self, redact: Callable[[str], str]) -> str:
+        """The rest, when the stream ended without a newline."""
+        text = self._carry + self._decoder.decode(b"", final=True)
+        self._carry = ""
+        return redact(text) if text else ""
+
+
+def _safe_cut(text: str, redact: Callable[[str], str]) -> tuple[str, str]:
+    """Split a long line into (redacted head to write now, raw rest to keep)."""
+    whole = redact(text)
+    for keep in (OVERLAP, 2 * OVERLAP, 4 * OVERLAP):
+        cut = len(text) - keep
+        head = redact(text[:cut])
+        if head + redact(text[cut:]) == whole:
+            return head, text[cut:]
+    if len(text) > 8 * LONG_LINE_CHARS:  # bounded memory: give up on a safe cut
+        return whole, ""
+    return "", text
