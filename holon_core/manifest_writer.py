@@ -9,11 +9,12 @@ declared that exists.
 from __future__ import annotations
 
 import json
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from holon_core.files import write_atomic
+from holon_core.files import HeldDir, walk_entries
 from holon_core.models.manifest import Manifest, ManifestMetadata
 from holon_core.redact import Redactor
 
@@ -22,15 +23,34 @@ _HOLON_OWNED = {"status", "outcome", "duration", "artifacts", "metadata", "error
 
 
 def inventory(output: Path, exclude: Iterable[str] = ()) -> list[str]:
-    """Every file under ``output`` (relative, sorted), minus ``exclude``."""
+    """Every file under ``output`` (relative, sorted), minus ``exclude``.
+
+    Nothing is followed out of ``output``: directories are walked without following links,
+    and a symlink is listed only when it resolves to a regular file inside ``output`` (a
+    link the engine pointed at /etc or another dir is not an artifact of the run).
+    """
     skip = set(exclude)
     found = {MANIFEST}
-    for path in output.rglob("*"):
-        if path.is_file() or path.is_symlink():
-            rel = path.relative_to(output).as_posix()
-            if rel not in skip and not rel.startswith(".holon-"):
-                found.add(rel)
+    root = output.resolve()
+    for path in walk_entries(output):
+        rel = path.relative_to(output).as_posix()
+        if rel not in skip and not rel.startswith(".holon-") and _listable(path, root):
+            found.add(rel)
     return sorted(found)
+
+
+def _listable(path: Path, root: Path) -> bool:
+    """A regular file, or a link to a regular file that stays inside ``root``."""
+    try:
+        st = path.lstat()
+        if stat.S_ISREG(st.st_mode):
+            return True
+        if not stat.S_ISLNK(st.st_mode):
+            return False
+        target = path.resolve()
+        return target.is_relative_to(root) and target.is_file()
+    except (OSError, RuntimeError):
+        return False
 
 
 def read_skill_manifest(output: Path) -> dict[str, Any] | None:
@@ -62,8 +82,8 @@ def merge_skill_manifest(manifest: dict[str, Any], skill: dict[str, Any] | None)
     return merged
 
 
-def write_manifest(output: Path, data: dict[str, Any], redact: Redactor) -> Manifest:
-    """Validate, redact and atomically write; returns the model that was written."""
+def write_manifest(output: HeldDir, data: dict[str, Any], redact: Redactor) -> Manifest:
+    """Validate, redact and atomically write (through the held dir); returns the model."""
     manifest = Manifest.model_validate(data)
-    write_atomic(output / MANIFEST, redact(manifest.to_json()), output)
+    output.write_atomic(MANIFEST, redact(manifest.to_json()))
     return manifest

@@ -31,6 +31,10 @@ by working commands or edits is ordinary work, and so is a run whose last step i
 command after other commands succeeded (an engine may end on a check it expects to fail; the
 last-command rule alone would call that a failure). ``metadata.tools`` in the manifest
 records the counts and the failed commands, for users who want a stricter gate.
+
+Decided around this rule by the agent, because they are about the record, not the engine:
+a full disk (or quota) while running or recording -> failure ``disk_full``; the output dir or
+``evidence/`` replaced during the run (e.g. by a symlink) -> failure ``output_replaced``.
 """
 
 from __future__ import annotations

@@ -86,6 +86,7 @@ def test_unwritable_output_dir(tmp_path):
 
 def test_stale_output_is_not_mixed_in(tmp_path, assert_valid_manifest):
     task = make_task(tmp_path, replay=WRITE)
+    (task.output / ".holon-owned").write_text('{"owner": "holon-agent"}')  # an earlier run's
     (task.output / "evidence").mkdir()
     (task.output / "evidence" / "old.log").write_text("old")
     (task.output / "diff.patch").write_text("stale")
@@ -194,6 +195,7 @@ def test_output_overlapping_workspace_or_input_is_refused(tmp_path, where):
 def test_a_stale_file_does_not_satisfy_a_required_artifact(tmp_path, assert_valid_manifest):
     spec = {"output": {"artifacts": [{"path": "report.json", "required": True}]}}
     task = make_task(tmp_path, replay=WRITE, spec_extra=spec)
+    (task.output / ".holon-owned").write_text('{"owner": "holon-agent"}')
     (task.output / "report.json").write_text("{}")  # left by an earlier run
     result = run_agent(task)
     assert result.exit_code == 1

@@ -10,20 +10,23 @@ from __future__ import annotations
 import json
 import threading
 import time
-from pathlib import Path
 from typing import IO, Any
 
 from holon_core.events import Event
-from holon_core.files import write_atomic
+from holon_core.files import HeldDir
 from holon_core.redact import Redactor
 
 
 class Evidence:
     """Open evidence files for one run; call :meth:`close` on every path."""
 
-    def __init__(self, output: Path, redact: Redactor, *, started: float) -> None:
-        self.dir = output / "evidence"
-        self.dir.mkdir(parents=True, exist_ok=True)
+    def __init__(self, output: HeldDir, redact: Redactor, *, started: float) -> None:
+        # Opened before the engine starts; every file is created fresh through this
+        # descriptor, so a link or hard link the engine plants at a name is never written to.
+        self.held = output.subdir("evidence")
+        self.dir = self.held.path
+        #: The first error writing evidence (e.g. a full disk); later lines are dropped.
+        self.write_error: OSError | None = None
         self.redact = redact
         self.started = started
         self._seq = 0
@@ -33,14 +36,23 @@ class Evidence:
     def _file(self, name: str) -> IO[str]:
         handle = self._files.get(name)
         if handle is None:
-            handle = (self.dir / name).open("w", encoding="utf-8", buffering=1)
+            try:
+                handle = self.held.open_new(name)
+            except PermissionError:  # the engine took holon's write permission away
+                self.held.restore_access()
+                handle = self.held.open_new(name)
             self._files[name] = handle
         return handle
 
     def write_line(self, name: str, line: str) -> None:
         text = self.redact(line) + "\n"
         with self._lock:
-            self._file(name).write(text)
+            if self.write_error is not None:
+                return
+            try:
+                self._file(name).write(text)
+            except OSError as exc:  # never let a full disk kill the supervisor's pump
+                self.write_error = exc
 
     def event(self, event: Event) -> Event:
         self._seq += 1
@@ -54,10 +66,16 @@ class Evidence:
 
     def write_json(self, name: str, payload: Any) -> None:
         text = self.redact(json.dumps(payload, indent=2, default=str)) + "\n"
-        write_atomic(self.dir / name, text, self.dir.parent)
+        try:
+            self.held.write_atomic(name, text)
+        except FileNotFoundError as exc:  # the engine deleted evidence/ under holon
+            self.write_error = self.write_error or exc
 
     def close(self) -> None:
         with self._lock:
             for handle in self._files.values():
-                handle.close()
+                try:
+                    handle.close()
+                except OSError as exc:  # the last buffered bytes did not fit
+                    self.write_error = self.write_error or exc
             self._files.clear()

@@ -1,28 +1,145 @@
-"""Start from a clean record: artifacts an earlier run left are not mixed into this one.
+"""Which output dir holon-agent may use, and what it holds there before the engine starts.
 
-holon's own artifacts (manifest.json, diff.patch, summary.md, evidence/) are removed; any
-other file already there is left alone (it may be the user's) and kept out of the inventory
-unless the run rewrites it.
+holon-agent writes into a directory that is missing (it creates it), empty, or marked as
+holon's own by a regular file ``.holon-owned`` (written by holon-agent or ``holon run``). A
+directory holding files holon did not write is refused and left untouched: they may be the
+user's. In a marked dir, holon's own artifacts of an earlier run (manifest.json, diff.patch,
+summary.md, evidence/) are removed; other files stay and are kept out of the inventory unless
+the run rewrites them.
+
+Before the launch holon also reserves room for the final record (``.holon-reserve``, 1 MiB,
+allocated and held open) so an engine that fills the disk cannot leave the run without a
+manifest; :func:`release_space` frees it just before the record is written.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import contextlib
+import errno
+import json
+import os
+import stat
+from datetime import UTC, datetime
+from pathlib import Path
 
-from holon_core.files import clear_path
+from holon_core.files import FILE_MODE, HeldDir, walk_entries
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
+MARKER = ".holon-owned"
+RESERVE = ".holon-reserve"
+RESERVE_BYTES = 1 << 20
 HOLON_OWNED = ("manifest.json", "diff.patch", "summary.md", "evidence")
+_SHOWN = 5
 
 
-def prepare_output(output: Path) -> dict[str, int]:
-    """Remove stale holon artifacts; return the files that remain, with their mtimes (ns)."""
+def foreign_files(output: Path) -> list[str]:
+    """Entries of an existing, unmarked, non-empty ``output`` (empty: holon may use it)."""
+    try:
+        names = sorted(p.name for p in output.iterdir())
+        marker = (output / MARKER).lstat() if MARKER in names else None
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except OSError:
+        return []  # unreadable: the writability check names the problem
+    if marker is not None and stat.S_ISREG(marker.st_mode):
+        return []
+    return names
+
+
+def refusal(output: Path, names: list[str]) -> str:
+    shown = ", ".join(names[:_SHOWN]) + (
+        f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
+    )
+    return (
+        f"holon-agent: error: the output dir {output} already holds files holon did not write "
+        f"({shown}); holon-agent will not delete or mix in them\n"
+        f"holon-agent: fix: pass an empty or new --output DIR (holon marks the dirs it owns with "
+        f"{MARKER}; remove the files yourself if they are an old holon output)"
+    )
+
+
+def claim_output(output: Path) -> tuple[HeldDir, dict[str, int]]:
+    """Open and mark ``output`` as holon's; remove stale holon artifacts.
+
+    Returns the held directory and the files that remain, with their mtimes (ns).
+    """
+    held = HeldDir.open(output)
+    if held.lstat(MARKER) is None:
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        held.write_atomic(MARKER, json.dumps({"owner": "holon-agent", "created": stamp}) + "\n")
     for name in HOLON_OWNED:
-        clear_path(output / name)
-    return {
-        p.relative_to(output).as_posix(): p.lstat().st_mtime_ns
-        for p in output.rglob("*")
-        if p.is_file() or p.is_symlink()
-    }
+        held.remove(name)
+    root = held.view
+    remaining = {}
+    for path in walk_entries(root):
+        rel = path.relative_to(root).as_posix()
+        if not rel.startswith(".holon-"):
+            remaining[rel] = path.lstat().st_mtime_ns
+    return held, remaining
+
+
+def reserve_space(held: HeldDir) -> int:
+    """Allocate the record's reserve; returns its open descriptor (keep it until release).
+
+    Held open, the blocks stay allocated even if the engine deletes the name.
+    """
+    held.remove(RESERVE)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(RESERVE, flags, FILE_MODE, dir_fd=held.fd)
+    try:
+        try:
+            os.posix_fallocate(fd, 0, RESERVE_BYTES)
+        except OSError as exc:
+            if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
+                raise
+            os.write(fd, bytes(RESERVE_BYTES))  # a filesystem without fallocate
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def release_space(held: HeldDir, fd: int | None) -> None:
+    """Free the reserve for the record (removing the name, closing the descriptor)."""
+    with contextlib.suppress(OSError):
+        held.remove(RESERVE)
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def where_now(held: HeldDir) -> str:
+    """Where the held directory is now (Linux), for an error message."""
+    try:
+        return str(Path(f"/proc/self/fd/{held.fd}").readlink())
+    except OSError:
+        return "an unknown place"
+
+
+def ready_for_record(out: HeldDir, evidence: HeldDir, reserve: int | None) -> list[str]:
+    """After the engine: take back write access to holon's dirs, free the reserve.
+
+    The engine runs as the same user, so it can chmod holon's dirs; holon, their owner too,
+    chmods them back (its own two dirs only). Returns notes for the manifest's warnings.
+    """
+    notes = []
+    for held in (out, evidence):
+        try:
+            note = held.restore_access()
+        except OSError as exc:
+            note = f"{held.path} is not writable and holon could not restore it: {exc}"
+        if note:
+            notes.append(f"the engine changed permissions: {note}")
+    release_space(out, reserve)
+    return notes
+
+
+def replaced_problem(out: HeldDir, evidence: HeldDir) -> str | None:
+    """Why the record is not where the run's paths say (the engine swapped a dir), or None."""
+    for held, name in ((out, "the output dir"), (evidence, "evidence/")):
+        if held.replaced():
+            return (
+                f"{name} {held.path} was replaced during the run (by the engine or a tool it "
+                f"ran); holon wrote the record into the directory it created, now at "
+                f"{where_now(held)}, and followed no link"
+            )
+    return None

@@ -24,7 +24,14 @@ from pathlib import Path
 from holon_core.adapter import RunContext
 from holon_core.agent import record
 from holon_core.agent.evidence import Evidence
-from holon_core.agent.output_dir import prepare_output
+from holon_core.agent.output_dir import (
+    claim_output,
+    foreign_files,
+    ready_for_record,
+    refusal,
+    replaced_problem,
+    reserve_space,
+)
 from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
 from holon_core.agent.preflight import run_preflight
 from holon_core.agent.prompt import compile_prompt
@@ -41,6 +48,7 @@ from holon_core.agent.summary import ensure_summary
 from holon_core.capability import capability_warnings
 from holon_core.errors import HolonError
 from holon_core.events import Event
+from holon_core.files import is_no_space
 from holon_core.outcome import Decision, Signals, decide
 from holon_core.plugins import load_plugins
 from holon_core.redact import Redactor, secret_values
@@ -68,6 +76,10 @@ def run_agent(
             file=sys.stderr,
         )
         return 1
+    foreign = foreign_files(paths.output)
+    if foreign:
+        print(refusal(paths.output, foreign), file=sys.stderr)
+        return 1
     why = output_writable(paths.output)
     if why is not None:
         print(
@@ -77,20 +89,45 @@ def run_agent(
         )
         return 1
     redact = Redactor(secret_values(env))
-    preexisting = prepare_output(paths.output)
-    evidence = Evidence(paths.output, redact, started=started)
+    try:
+        held, preexisting = claim_output(paths.output)
+        evidence = Evidence(held, redact, started=started)
+    except OSError as exc:
+        print(
+            f"holon-agent: error: cannot prepare the output dir {paths.output}: {exc}\n"
+            "holon-agent: fix: pass a writable --output DIR on a filesystem with free space",
+            file=sys.stderr,
+        )
+        return 1
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
     log = RunLog(evidence, run=run_id, engine=options.engine or "?")
-    run = RunState(paths, env, started, cancel, redact, evidence, log, preexisting=preexisting)
+    run = RunState(
+        paths, env, started, cancel, redact, evidence, log, held, preexisting=preexisting
+    )
     try:
+        run.reserve = reserve_space(held)
         decision = _pipeline(run, options, run_id)
     except HolonError as exc:
         decision = Decision("failure", exc.reason, str(exc))
         run.log.error("run failed", reason=exc.reason, error=str(exc))
     except Exception as exc:  # a bug: still leave a record
-        decision = Decision("failure", "internal_error", f"internal error: {exc!r}")
-        run.log.error("internal error", traceback=traceback.format_exc())
+        decision = _disk_full(exc) or Decision(
+            "failure", "internal_error", f"internal error: {exc!r}"
+        )
+        run.log.error("run failed", reason=decision.reason, traceback=traceback.format_exc())
     return _finish(run, decision)
+
+
+def _disk_full(exc: BaseException) -> Decision | None:
+    """The failure for a full disk (or quota), or None when ``exc`` is something else."""
+    if not is_no_space(exc):
+        return None
+    return Decision(
+        "failure",
+        "disk_full",
+        f"no space left for the run's files ({exc}); "
+        "free space on the output dir's filesystem or give holon a larger one",
+    )
 
 
 def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
@@ -216,7 +253,9 @@ def _judge(run: RunState, context: RunContext) -> Decision:
     assert run.baseline is not None and proc is not None
     wall, silence = run.timeouts
     ev.phase("artifacts")
-    diff = write_diff(run.baseline, paths.output / "diff.patch", exclude=_holon_dirs_inside(run))
+    diff = write_diff(
+        run.baseline, paths.output / "diff.patch", exclude=_holon_dirs_inside(run), into=run.out
+    )
     run.metadata["changed"] = diff.changed
     run.metadata["files_changed"] = len(diff.files)
     nested = nested_repositories(run.baseline)
@@ -228,7 +267,7 @@ def _judge(run: RunState, context: RunContext) -> Decision:
         run.log.warning("workspace", detail=warning)
         run.metadata.setdefault("warnings", []).append(warning)
     secret_files = scan_patch(run.redact, diff.patch_path, paths.workspace, diff.binary_files)
-    secret_files += scan_outputs(run.redact, paths.output, _engine_outputs(run))
+    secret_files += scan_outputs(run.redact, run.out.view, _engine_outputs(run))
     if secret_files:
         run.metadata["secrets_in_changes"] = secret_files
     stale = unchanged_preexisting(run)
@@ -237,7 +276,7 @@ def _judge(run: RunState, context: RunContext) -> Decision:
         for a in spec.output.artifacts
         if a.required
         and a.path not in ("manifest.json", "summary.md", "diff.patch")
-        and (not (paths.output / a.path).exists() or a.path in stale)
+        and (not (run.out.view / a.path).exists() or a.path in stale)
     )
     signals = Signals(
         report=run.report,
@@ -260,6 +299,8 @@ def _finish(run: RunState, decision: Decision) -> int:
 
     run.log.attach()
     ev = run.evidence
+    decision = _guard_record(run, decision)
+    out = run.out.view
     try:
         ev.phase("manifest", outcome=decision.outcome, reason=decision.reason)
         duration = time.monotonic() - run.started
@@ -267,7 +308,7 @@ def _finish(run: RunState, decision: Decision) -> int:
         if spec is not None and run.context is not None:
             figures = record.figures(run, duration)
             own = ensure_summary(
-                run.paths.output,
+                run.out,
                 goal=spec.goal_text,
                 decision=decision,
                 final_text=run.report.final_text,
@@ -280,12 +321,12 @@ def _finish(run: RunState, decision: Decision) -> int:
             ev.write_json("resources.json", record.resources(run.process))
         data = record.manifest_data(run, decision, duration)
         ev.close()
-        data["artifacts"] = inventory(run.paths.output, exclude=unchanged_preexisting(run))
-        merged = merge_skill_manifest(data, read_skill_manifest(run.paths.output))
-        write_manifest_file(run.paths.output, merged, run.redact)
-    except Exception as exc:  # a bug while recording: still leave a valid record
+        data["artifacts"] = inventory(out, exclude=unchanged_preexisting(run))
+        merged = merge_skill_manifest(data, read_skill_manifest(out))
+        write_manifest_file(run.out, merged, run.redact)
+    except Exception as exc:  # a bug or a full disk while recording: still leave a record
         run.log.error("manifest", traceback=traceback.format_exc())
-        decision = Decision(
+        decision = _disk_full(exc) or Decision(
             "failure",
             "internal_error",
             f"holon could not assemble the full manifest ({exc!r}); "
@@ -293,8 +334,11 @@ def _finish(run: RunState, decision: Decision) -> int:
         )
         ev.close()
         fallback = record.minimal_manifest(run, decision, time.monotonic() - run.started)
-        fallback["artifacts"] = inventory(run.paths.output, exclude=unchanged_preexisting(run))
-        write_manifest_file(run.paths.output, fallback, run.redact)
+        try:
+            fallback["artifacts"] = inventory(out, exclude=unchanged_preexisting(run))
+            write_manifest_file(run.out, fallback, run.redact)
+        except OSError as again:
+            print(f"holon-agent: error: could not write manifest.json: {again}", file=sys.stderr)
     finally:
         ev.close()
         _cleanup(run)
@@ -306,6 +350,31 @@ def _finish(run: RunState, decision: Decision) -> int:
     return decision.exit_code
 
 
+def _guard_record(run: RunState, decision: Decision) -> Decision:
+    """Make sure holon can write the record, and that it lands where the run says."""
+    notes = ready_for_record(run.out, run.evidence.held, run.reserve)
+    run.reserve = None
+    if notes:
+        run.metadata.setdefault("warnings", []).extend(notes)
+        for note in notes:
+            run.log.warning("output dir", detail=note)
+    problem = replaced_problem(run.out, run.evidence.held)
+    if problem is not None:
+        return Decision(
+            "failure",
+            "output_replaced",
+            f"{problem}; the run itself ended {decision.outcome} ({decision.reason})",
+        )
+    lost = run.evidence.write_error
+    if lost is not None:
+        warning = f"evidence is incomplete: writing it failed ({lost})"
+        run.metadata.setdefault("warnings", []).append(warning)
+        full = _disk_full(lost)
+        if full is not None and decision.outcome != "failure":
+            return full
+    return decision
+
+
 def _engine_outputs(run: RunState) -> list[str]:
     """What the engine (or a skill) wrote into the output dir; holon's own files excluded."""
     from holon_core.manifest_writer import inventory
@@ -314,7 +383,7 @@ def _engine_outputs(run: RunState) -> list[str]:
     owned = {"manifest.json", "diff.patch"}
     return [
         rel
-        for rel in inventory(run.paths.output, exclude=stale)
+        for rel in inventory(run.out.view, exclude=stale)
         if rel not in owned and not rel.startswith("evidence/")
     ]
 

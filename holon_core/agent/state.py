@@ -14,6 +14,7 @@ from holon_core.agent.evidence import Evidence
 from holon_core.agent.paths import AgentPaths
 from holon_core.agent.runlog import RunLog
 from holon_core.errors import HolonError
+from holon_core.files import HeldDir
 from holon_core.models.spec import Spec
 from holon_core.plugins import HolonPlugins
 from holon_core.redact import Redactor
@@ -39,6 +40,10 @@ class RunState:
     redact: Redactor
     evidence: Evidence
     log: RunLog
+    #: The output dir as opened before the launch; holon writes through it, never the path.
+    out: HeldDir
+    #: The open descriptor of the space reserved for the record (see output_dir.py).
+    reserve: int | None = None
     engine: EngineAdapter | None = None
     plugins: HolonPlugins | None = None
     spec: Spec | None = None
@@ -63,6 +68,6 @@ def unchanged_preexisting(run: RunState) -> set[str]:
     stale = set()
     for rel, mtime in run.preexisting.items():
         with contextlib.suppress(OSError):
-            if (run.paths.output / rel).stat().st_mtime_ns == mtime:
+            if (run.out.view / rel).lstat().st_mtime_ns == mtime:
                 stale.add(rel)
     return stale

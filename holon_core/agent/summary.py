@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable
-from pathlib import Path
 
-from holon_core.files import write_atomic
+from holon_core.files import HeldDir
 from holon_core.outcome import Decision
 
 
 def ensure_summary(
-    output: Path,
+    output: HeldDir,
     *,
     goal: str,
     decision: Decision,
@@ -23,8 +23,8 @@ def ensure_summary(
 
     Returns True when the summary is holon's own.
     """
-    path = output / "summary.md"
-    engine_wrote = path.is_file() and not path.is_symlink() and path.stat().st_size > 0
+    found = output.lstat("summary.md")
+    engine_wrote = found is not None and stat.S_ISREG(found.st_mode) and found.st_size > 0
     if engine_wrote and not written_before:
         return False
     lines = [
@@ -38,5 +38,5 @@ def ensure_summary(
         lines += ["", f"**Error:** {decision.error}"]
     lines += ["", "## Final answer from the engine", "", final_text.strip() or "_(none)_", ""]
     lines += ["## Figures", ""] + [f"- {key}: {value}" for key, value in figures.items()]
-    write_atomic(path, redact("\n".join(lines) + "\n"), output)
+    output.write_atomic("summary.md", redact("\n".join(lines) + "\n"))
     return True

@@ -40,6 +40,8 @@ REASON_CODES = (
     "needs_human",
     "reported_failure",
     "workspace_error",
+    "disk_full",
+    "output_replaced",
     "plugin_error",
     "probe_failed",
     "internal_error",
@@ -128,7 +130,10 @@ class ManifestMetadata(_Open):
     agent: str = "holon-agent"
     holon_version: str
     mode: Literal["run", "probe", "serve"] = "run"
-    reason: str = "ok"
+    reason: str = Field(
+        "ok",
+        description="Normalized reason code; holon writes one of: " + ", ".join(REASON_CODES),
+    )
     adapter: AdapterInfo | None = None
     engine: EngineInfo | None = None
     session_id: str | None = None

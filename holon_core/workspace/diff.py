@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from holon_core.errors import WorkspaceError
-from holon_core.files import publish
+from holon_core.files import HeldDir
 from holon_core.workspace._git import (
     exclude_pathspecs,
     git_binary,
@@ -54,10 +54,18 @@ class DiffResult:
     patch_bytes: int
 
 
-def write_diff(baseline: Baseline, patch_path: Path, exclude: Sequence[str] = ()) -> DiffResult:
+def write_diff(
+    baseline: Baseline,
+    patch_path: Path,
+    exclude: Sequence[str] = (),
+    *,
+    into: HeldDir | None = None,
+) -> DiffResult:
     """Record the workspace's current state and write its difference from the baseline.
 
     ``exclude`` holds paths, globs or pathspecs of files holon placed; they never appear.
+    ``into`` is the already-open directory of ``patch_path`` (the agent's output dir, which the
+    engine could have swapped): the patch is written through it, never through a link.
     """
     workspace, git_dir = baseline.workspace, baseline.git_dir
     specs = exclude_pathspecs(exclude)  # only exclusions: git reads it as "all but"
@@ -65,7 +73,9 @@ def write_diff(baseline: Baseline, patch_path: Path, exclude: Sequence[str] = ()
     if own:
         specs.append(f":(exclude,literal){own}")
     run_git(["add", "-A", "--", *specs], cwd=workspace, git_dir=git_dir, work_tree=workspace)
-    patch_path.parent.mkdir(parents=True, exist_ok=True)
+    if into is None:
+        patch_path.parent.mkdir(parents=True, exist_ok=True)
+    held = into or HeldDir.open(patch_path.parent)
     cmd = [
         git_binary(),
         f"--git-dir={git_dir}",
@@ -80,9 +90,8 @@ def write_diff(baseline: Baseline, patch_path: Path, exclude: Sequence[str] = ()
         "--",
         *specs,
     ]
-    fd, tmp_name = tempfile.mkstemp(prefix=".diff-", dir=patch_path.parent)
     try:
-        with os.fdopen(fd, "wb") as out, tempfile.TemporaryFile() as err:
+        with held.replacing(patch_path.name) as out, tempfile.TemporaryFile() as err:
             proc = subprocess.Popen(
                 cmd, cwd=workspace, env=git_env(), stdout=subprocess.PIPE, stderr=err
             )
@@ -96,12 +105,13 @@ def write_diff(baseline: Baseline, patch_path: Path, exclude: Sequence[str] = ()
                     f"git diff failed: {detail or f'exit {proc.returncode}'}",
                     hint="check that the workspace and the scratch directory are readable",
                 )
-        publish(Path(tmp_name), patch_path)
-    except BaseException:
-        Path(tmp_name).unlink()
-        raise
+            size = out.tell()
+    finally:
+        if into is None:
+            held.close()
     files, binary = _parse_numstat(numstat)
-    return DiffResult(bool(files), files, binary, patch_path, patch_path.stat().st_size)
+    where = into.view / patch_path.name if into is not None else patch_path
+    return DiffResult(bool(files), files, binary, where, size)
 
 
 def _pump(fd: int, out: IO[bytes]) -> bytes:

@@ -1,0 +1,68 @@
+"""Running the real holon-agent against an engine that attacks its output dir.
+
+The replay engine's ``run:`` steps execute shell commands, so each scenario plants links,
+chmods holon's dirs or fills the disk exactly as a hostile engine (or a tool it runs) would.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from holon_core.testing import AgentResult, Task
+from holon_core.testing.agent_run import agent_argv, agent_env
+
+#: Write a line to the engine's own stderr from a replay ``run:`` step (the shell's parent
+#: is the replay engine, whose fd 2 is holon's pipe).
+TO_ENGINE_STDERR = "> /proc/$PPID/fd/2"
+
+_PR_CAPBSET_DROP = 24
+#: CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER: what lets root ignore file modes.
+_DAC_CAPS = (1, 2, 3)
+
+
+def _as_ordinary_user() -> None:
+    """In the child: drop the capabilities that let root ignore permissions.
+
+    holon and the engine run as the same, unprivileged user in production; when the tests
+    run as root, a ``chmod 555`` by the engine would bind nobody. Dropped from the bounding
+    set, they stay dropped across exec for the agent and every engine process it starts.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in _DAC_CAPS:
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
+def run(task: Task, *, unprivileged: bool = False, timeout: float = 120.0) -> AgentResult:
+    """The real holon-agent (replay engine); what it left is read without following links.
+
+    ``unprivileged``: bound by file permissions even when the tests run as root.
+    """
+    done = subprocess.run(
+        agent_argv(task, "replay"),
+        env=agent_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        preexec_fn=_as_ordinary_user if unprivileged and os.geteuid() == 0 else None,
+    )
+    result = AgentResult(done.returncode, done.stdout, done.stderr, task.output)
+    manifest = task.output / "manifest.json"
+    if manifest.is_file() and not manifest.is_symlink() and not task.output.is_symlink():
+        result.manifest = json.loads(manifest.read_text(encoding="utf-8"))
+    return result
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every regular file under ``root`` with its content (links are not followed)."""
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
