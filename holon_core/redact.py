@@ -1,13 +1,23 @@
 """Redaction of secrets from everything holon writes (logs, events, summaries, manifests).
 
-Two layers, always on: the exact values of credentials holon knows about (plus their base64
-and URL-encoded forms), and well-known token shapes. ``diff.patch`` is never redacted (that
-would corrupt it); the agent scans it with :meth:`Redactor.find` instead.
+Two layers, always on: the exact values of credentials holon knows about, in every form a
+tool prints them, and well-known token shapes. ``diff.patch`` is never redacted (that would
+corrupt it); the agent scans it with :meth:`Redactor.find` instead.
+
+The forms of a known value: raw, URL-encoded, JSON-escaped, hex (either case), base64 of the
+value alone, and base64 of the value *inside* a longer string, as in HTTP Basic
+``base64(user:KEY)``. There the key starts at an unknown offset, but base64 works on 3-byte
+groups, so only three alignments exist: for each, the encoding of the key's bytes from the
+first group boundary on appears verbatim whatever precedes it. Redacting that core leaves
+at most two key bytes at either edge, mixed with other bits. Any of these forms may also be
+wrapped across lines (``\n`` or ``\r\n``, real or JSON-escaped, then indentation): matching
+runs on the text with line breaks taken out, mapped back to the original span.
 """
 
 from __future__ import annotations
 
 import base64
+import bisect
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -15,7 +25,12 @@ from urllib.parse import quote, quote_plus
 
 REPLACEMENT = "***REDACTED***"
 MIN_SECRET_LENGTH = 6
+#: A base64 core shorter than this would match ordinary text too often.
+MIN_CORE_LENGTH = 8
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
+#: A line break as printed raw or inside a JSON string, with the next line's indentation.
+_BREAK = re.compile(r"(?:\r?\n|\\r\\n|\\n)(?:[ \t]|\\t)*")
+_HAS_BREAK = re.compile(r"\n|\\n")
 _PATTERNS = [
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
     re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b"),
@@ -42,41 +57,90 @@ def secret_values(env: Mapping[str, str], names: Iterable[str] = ()) -> list[str
 
 
 def _variants(value: str) -> set[str]:
-    """The forms a value takes in what holon writes: raw, URL-, base64- and JSON-escaped."""
+    """The forms a value takes in what tools print and holon writes (see the module doc)."""
     raw = value.encode()
     forms = {value, quote(value, safe=""), quote_plus(value)}
     forms.add(json.dumps(value)[1:-1])  # as it appears inside a JSON string (events, logs)
     forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
-    forms.add(base64.b64encode(raw).decode().rstrip("="))
-    forms.add(base64.urlsafe_b64encode(raw).decode().rstrip("="))
+    forms.update((raw.hex(), raw.hex().upper()))
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        forms.add(encode(raw).decode().rstrip("="))
+        for skip in (0, 1, 2):  # the key's first byte at each offset modulo 3
+            whole = (len(raw) - skip) // 3 * 3
+            core = encode(raw[skip : skip + whole]).decode()
+            if len(core) >= MIN_CORE_LENGTH:
+                forms.add(core)
     return {form for form in forms if len(form) >= MIN_SECRET_LENGTH}
 
 
+class _Matcher:
+    """Finds any of ``forms`` in a text, also where line breaks split a form."""
+
+    def __init__(self, forms: Iterable[str]) -> None:
+        ordered = sorted(set(forms), key=len, reverse=True)
+        self.exact = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        joined = sorted({_BREAK.sub("", f) for f in ordered} - {""}, key=len, reverse=True)
+        self.joined = re.compile("|".join(map(re.escape, joined))) if joined else None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """Non-overlapping ``(start, end)`` of every form in ``text``, in order."""
+        if self.exact is None or self.joined is None:
+            return []
+        if not _HAS_BREAK.search(text):
+            return [m.span() for m in self.exact.finditer(text)]
+        # Take the breaks out, search, and map each hit back to the original text.
+        kept: list[tuple[int, int]] = []  # (start in original, start in joined) per piece
+        pieces: list[str] = []
+        pos = length = 0
+        for brk in _BREAK.finditer(text):
+            kept.append((pos, length))
+            pieces.append(text[pos : brk.start()])
+            length += brk.start() - pos
+            pos = brk.end()
+        kept.append((pos, length))
+        pieces.append(text[pos:])
+        starts = [joined_at for _, joined_at in kept]
+
+        def original(index: int) -> int:
+            piece = bisect.bisect_right(starts, index) - 1
+            return kept[piece][0] + index - kept[piece][1]
+
+        return [
+            (original(m.start()), original(m.end() - 1) + 1)
+            for m in self.joined.finditer("".join(pieces))
+        ]
+
+
 class Redactor:
-    """Replaces known secret values and token-shaped strings with a marker."""
+    """Replaces known secret values (any form) and token-shaped strings with a marker."""
 
     def __init__(self, secrets: Iterable[str] = ()) -> None:
-        forms = sorted(
-            {form for value in secrets for form in _variants(value)}, key=len, reverse=True
-        )
-        self._exact = re.compile("|".join(re.escape(f) for f in forms)) if forms else None
-        raw = [f.encode() for f in forms]
-        self._exact_bytes = re.compile(b"|".join(re.escape(f) for f in raw)) if raw else None
+        forms = {form for value in secrets for form in _variants(value)}
+        self._text = _Matcher(forms)
+        # bytes are searched as latin-1 text: one character per byte, the same offsets
+        self._bytes = _Matcher(f.encode().decode("latin-1") for f in forms)
 
     def __call__(self, text: str) -> str:
-        if self._exact is not None:
-            text = self._exact.sub(REPLACEMENT, text)
+        spans = self._text.spans(text)
+        if spans:
+            out: list[str] = []
+            pos = 0
+            for start, end in spans:
+                out += [text[pos:start], REPLACEMENT]
+                pos = end
+            out.append(text[pos:])
+            text = "".join(out)
         for pattern in _PATTERNS:
             text = pattern.sub(_keep_prefix, text)
         return text
 
     def find(self, text: str) -> bool:
-        """True when ``text`` contains one of the exact secret values (any encoding)."""
-        return self._exact is not None and self._exact.search(text) is not None
+        """True when ``text`` contains one of the exact secret values (any form)."""
+        return bool(self._text.spans(text))
 
     def find_bytes(self, data: bytes) -> bool:
         """:meth:`find` for file contents that may not be text."""
-        return self._exact_bytes is not None and self._exact_bytes.search(data) is not None
+        return bool(self._bytes.spans(data.decode("latin-1")))
 
 
 def _keep_prefix(match: re.Match[str]) -> str:

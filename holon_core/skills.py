@@ -16,6 +16,7 @@ from typing import Literal
 
 import yaml
 
+from holon_core import yaml_safe
 from holon_core.errors import SkillError
 
 NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -57,18 +58,18 @@ def load_skill(path: Path, source: Source) -> ResolvedSkill:
     if not skill_md.is_file():
         raise SkillError(f"{skill_md} is missing", hint="every skill needs a SKILL.md")
     _check_sizes(path, skill_md)
-    text = skill_md.read_text(encoding="utf-8")
+    text = _read_text(skill_md)
     front, body = _split_front_matter(text, skill_md)
     name = front.get("name")
     description = front.get("description")
     if not isinstance(name, str) or not NAME_RULE.match(name) or len(name) > MAX_NAME:
         raise SkillError(
-            f"{skill_md}: name {name!r} is invalid",
+            f"{skill_md}: name {yaml_safe.clip(name)} is invalid",
             hint=f"use lowercase letters, digits and single hyphens, at most {MAX_NAME} chars",
         )
     if name != path.name:
         raise SkillError(
-            f"{skill_md}: name {name!r} differs from its directory {path.name!r}",
+            f"{skill_md}: name {name!r} differs from its directory {yaml_safe.clip(path.name)}",
             hint="engines discover skills by directory name; rename one to match",
         )
     if not isinstance(description, str) or not description.strip():
@@ -81,6 +82,17 @@ def load_skill(path: Path, source: Source) -> ResolvedSkill:
     return ResolvedSkill(name, description.strip(), path.resolve(), source, body)
 
 
+def _read_text(skill_md: Path) -> str:
+    try:
+        return skill_md.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SkillError(
+            f"{skill_md} is not UTF-8 text (byte {exc.start})", hint="save SKILL.md as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise SkillError(f"{skill_md} cannot be read: {exc.strerror}", hint="check it") from None
+
+
 def _split_front_matter(text: str, where: Path) -> tuple[dict[str, object], str]:
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
@@ -90,9 +102,13 @@ def _split_front_matter(text: str, where: Path) -> tuple[dict[str, object], str]
     except StopIteration:
         raise SkillError(f"{where}: front matter is not closed", hint="end it with ---") from None
     try:
-        data = yaml.safe_load("\n".join(lines[1:end])) or {}
+        data = yaml_safe.load("\n".join(lines[1:end])) or {}
     except yaml.YAMLError as exc:
-        raise SkillError(f"{where}: front matter is not valid YAML: {exc}") from exc
+        problem = yaml_safe.shorten(str(exc), 300)
+        raise SkillError(
+            f"{where}: front matter is not valid YAML: {problem}",
+            hint="fix the YAML between the --- lines (no deep nesting or alias expansion)",
+        ) from None
     if not isinstance(data, dict):
         raise SkillError(f"{where}: front matter must be a mapping")
     return data, "\n".join(lines[end + 1 :]).lstrip("\n")

@@ -12,31 +12,31 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from holon_core import yaml_safe
 from holon_core.errors import SpecError
 from holon_core.models.spec import SUPPORTED_KINDS, SUPPORTED_VERSIONS, Spec
+from holon_core.spec_file import MAX_SPEC_BYTES, read_spec_text
+
+__all__ = ["MAX_SPEC_BYTES", "load_spec", "read_spec_text"]
 
 Location = tuple[str | int, ...]
 
 
 def load_spec(path: Path) -> tuple[Spec, list[str]]:
     """The validated spec and a list of unknown-field warnings."""
-    if not path.exists():
-        raise SpecError(
-            f"{path} does not exist",
-            hint="put the task spec at INPUT/spec.yaml (see `holon schema spec`)",
-        )
+    text = read_spec_text(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{path} cannot be read: {exc}", hint="check its permissions") from exc
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        data, node = yaml_safe.load_with_node(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SpecError(f"{where}: invalid YAML: {problem}", hint="fix the YAML syntax") from exc
+        problem = yaml_safe.shorten(getattr(exc, "problem", None) or str(exc), 300)
+        hint = (
+            "remove the deep nesting or alias expansion"
+            if isinstance(exc, yaml_safe.YamlLimitError)
+            else "fix the YAML syntax"
+        )
+        raise SpecError(f"{where}: invalid YAML: {problem}", hint=hint) from None
     if not isinstance(data, dict):
         raise SpecError(f"{path}: the spec must be a YAML mapping", hint="see `holon schema spec`")
     try:
@@ -44,7 +44,7 @@ def load_spec(path: Path) -> tuple[Spec, list[str]]:
     except ValidationError as exc:
         raise SpecError(_describe(exc, path, node), hint=_hint(exc)) from None
     return spec, [
-        f"{path}:{_line(node, loc)}: unknown field {_dotted(loc)!r} ignored"
+        f"{path}:{_line(node, loc)}: unknown field {yaml_safe.clip(_dotted(loc))} ignored"
         for loc in _unknown_fields(spec, ())
     ]
 

@@ -17,23 +17,24 @@ from typing import Any
 
 import yaml
 
+from holon_core import yaml_safe
 from holon_core._version import __version__
 from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
 from holon_core.checks import Check
 from holon_core.errors import HolonError
 from holon_core.files import write_atomic
 from holon_core.redact import Redactor, secret_values
+from holon_core.spec_file import read_spec_text
 
 
 def spec_check(spec: Path) -> Check:
-    if not spec.is_file():
-        return Check(
-            "spec", False, f"{spec} does not exist", "put the task spec at INPUT/spec.yaml"
-        )
     try:
-        data = yaml.safe_load(spec.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        return Check("spec", False, f"{spec} does not parse: {exc}", "fix the YAML syntax")
+        data = yaml_safe.load(read_spec_text(spec))
+    except HolonError as exc:
+        return Check("spec", False, exc.message, exc.hint)
+    except yaml.YAMLError as exc:
+        problem = yaml_safe.shorten(str(exc), 300)
+        return Check("spec", False, f"{spec} does not parse: {problem}", "fix the YAML syntax")
     if not isinstance(data, dict):
         return Check("spec", False, f"{spec} is not a mapping", "see `holon schema spec`")
     if data.get("version") != "v1" or data.get("kind") != "Holon":
