@@ -26,7 +26,10 @@ SCENARIOS = {
     "use_skill": "use-skill",
     "final_only": "final-only",
     "loop_detected": "max-turns",
+    "all_commands_fail": "all-commands-fail",
 }
+#: Scenarios whose session log is kept too (``<name>.session.jsonl``): exit codes live there.
+SESSION_LOGS = {"all_commands_fail"}
 RATE_429 = {
     "turns": [{"error": {"status": 429, "message": "quota (scripted)"}, "times": "forever"}]
 }
@@ -73,6 +76,10 @@ def capture(name: str, scenario: object, binary: Path) -> None:
         (DATA / f"{name}.jsonl").write_text(
             text + json.dumps({"exit_code": done.returncode}) + "\n", encoding="utf-8"
         )
+        if name in SESSION_LOGS:
+            (log,) = (root / "home" / ".gemini" / "tmp").glob("*/chats/session-*.jsonl")
+            session = log.read_text(encoding="utf-8").replace(str(root), "/run")
+            (DATA / f"{name}.session.jsonl").write_text(session, encoding="utf-8")
         print(name, done.returncode)
     finally:
         shutil.rmtree(root, ignore_errors=True)
