@@ -27,6 +27,8 @@ class Evidence:
         self.dir = self.held.path
         #: The first error writing evidence (e.g. a full disk); later lines are dropped.
         self.write_error: OSError | None = None
+        #: Permissions holon had to take back during the run (for the manifest's warnings).
+        self.restored: list[str] = []
         self.redact = redact
         self.started = started
         self._seq = 0
@@ -39,7 +41,9 @@ class Evidence:
             try:
                 handle = self.held.open_new(name)
             except PermissionError:  # the engine took holon's write permission away
-                self.held.restore_access()
+                note = self.held.restore_access()
+                if note:
+                    self.restored.append(note)
                 handle = self.held.open_new(name)
             self._files[name] = handle
         return handle

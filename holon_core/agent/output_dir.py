@@ -115,21 +115,20 @@ def where_now(held: HeldDir) -> str:
         return "an unknown place"
 
 
-def ready_for_record(out: HeldDir, evidence: HeldDir, reserve: int | None) -> list[str]:
-    """After the engine: take back write access to holon's dirs, free the reserve.
+def take_back_access(*dirs: HeldDir) -> list[str]:
+    """Give holon's own dirs their owner's rwx back if the engine took it; notes for warnings.
 
     The engine runs as the same user, so it can chmod holon's dirs; holon, their owner too,
-    chmods them back (its own two dirs only). Returns notes for the manifest's warnings.
+    chmods them back (these dirs only, nothing the engine created).
     """
     notes = []
-    for held in (out, evidence):
+    for held in dirs:
         try:
             note = held.restore_access()
         except OSError as exc:
             note = f"{held.path} is not writable and holon could not restore it: {exc}"
         if note:
             notes.append(f"the engine changed permissions: {note}")
-    release_space(out, reserve)
     return notes
 
 

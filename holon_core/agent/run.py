@@ -27,10 +27,11 @@ from holon_core.agent.evidence import Evidence
 from holon_core.agent.output_dir import (
     claim_output,
     foreign_files,
-    ready_for_record,
     refusal,
+    release_space,
     replaced_problem,
     reserve_space,
+    take_back_access,
 )
 from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
 from holon_core.agent.preflight import run_preflight
@@ -110,11 +111,14 @@ def run_agent(
     except HolonError as exc:
         decision = Decision("failure", exc.reason, str(exc))
         run.log.error("run failed", reason=exc.reason, error=str(exc))
-    except Exception as exc:  # a bug: still leave a record
-        decision = _disk_full(exc) or Decision(
-            "failure", "internal_error", f"internal error: {exc!r}"
-        )
-        run.log.error("run failed", reason=decision.reason, traceback=traceback.format_exc())
+    except Exception as exc:  # a bug (or a full disk): still leave a record
+        full = _disk_full(exc)
+        if full is not None:
+            decision = full
+            run.log.error("run failed", reason=full.reason, error=str(exc))
+        else:
+            decision = Decision("failure", "internal_error", f"internal error: {exc!r}")
+            run.log.error("internal error", traceback=traceback.format_exc())
     return _finish(run, decision)
 
 
@@ -253,6 +257,7 @@ def _judge(run: RunState, context: RunContext) -> Decision:
     assert run.baseline is not None and proc is not None
     wall, silence = run.timeouts
     ev.phase("artifacts")
+    _take_back(run)
     diff = write_diff(
         run.baseline, paths.output / "diff.patch", exclude=_holon_dirs_inside(run), into=run.out
     )
@@ -350,14 +355,22 @@ def _finish(run: RunState, decision: Decision) -> int:
     return decision.exit_code
 
 
-def _guard_record(run: RunState, decision: Decision) -> Decision:
-    """Make sure holon can write the record, and that it lands where the run says."""
-    notes = ready_for_record(run.out, run.evidence.held, run.reserve)
-    run.reserve = None
+def _take_back(run: RunState) -> None:
+    """Undo an engine's chmod of holon's dirs, saying so in the manifest's warnings."""
+    notes = [f"the engine changed permissions: {n}" for n in run.evidence.restored]
+    run.evidence.restored.clear()
+    notes += take_back_access(run.out, run.evidence.held)
     if notes:
         run.metadata.setdefault("warnings", []).extend(notes)
         for note in notes:
             run.log.warning("output dir", detail=note)
+
+
+def _guard_record(run: RunState, decision: Decision) -> Decision:
+    """Make sure holon can write the record, and that it lands where the run says."""
+    _take_back(run)
+    release_space(run.out, run.reserve)
+    run.reserve = None
     problem = replaced_problem(run.out, run.evidence.held)
     if problem is not None:
         return Decision(

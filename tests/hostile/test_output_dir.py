@@ -1,0 +1,50 @@
+"""Item 4 (agent half): holon-agent destroys no user file in the output dir it is given."""
+
+from __future__ import annotations
+
+import json
+
+from holon_core.testing import make_task, snapshot_tree
+
+from .kit import run
+
+WRITE = [{"write": {"path": "hello.txt", "content": "hi\n"}}]
+
+
+def test_an_output_dir_with_files_holon_did_not_write_is_refused_untouched(tmp_path):
+    task = make_task(tmp_path, replay=WRITE)
+    (task.output / "manifest.json").write_text('{"manifest_version": 3, "name": "my-ext"}')
+    (task.output / "evidence").mkdir()
+    (task.output / "evidence" / "photo.jpg").write_bytes(b"\xff\xd8")
+    (task.output / "summary.md").write_text("my notes\n")
+    before = snapshot_tree(task.output)
+    result = run(task)
+    assert result.exit_code == 1
+    assert snapshot_tree(task.output) == before  # nothing deleted, no marker, no manifest
+    assert "manifest.json" in result.stderr and "summary.md" in result.stderr
+    assert "fix:" in result.stderr and "--output" in result.stderr
+    assert not (task.workspace / "hello.txt").exists()  # the engine never started
+
+
+def test_a_symlink_named_like_the_marker_does_not_make_a_dir_holons(tmp_path):
+    task = make_task(tmp_path, replay=WRITE)
+    marker = tmp_path / "real-marker"
+    marker.write_text('{"owner": "holon-agent"}')
+    (task.output / ".holon-owned").symlink_to(marker)
+    (task.output / "keep.txt").write_text("user file\n")
+    result = run(task)
+    assert result.exit_code == 1
+    assert (task.output / "keep.txt").read_text() == "user file\n"
+
+
+def test_holon_marks_a_new_output_dir_and_reuses_it(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    first = run(task)
+    assert first.exit_code == 0, first.stderr
+    marker = task.output / ".holon-owned"
+    assert marker.is_file() and not marker.is_symlink()
+    assert json.loads(marker.read_text())["owner"] == "holon-agent"
+    assert ".holon-owned" not in assert_valid_manifest(first.manifest)["artifacts"]
+    second = run(task)
+    assert second.exit_code == 0, second.stderr
+    assert assert_valid_manifest(second.manifest)["outcome"] == "success"
