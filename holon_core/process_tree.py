@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import signal
 import sys
 import time
 from collections import defaultdict
@@ -48,6 +49,35 @@ def become_subreaper() -> bool:
     if ok:
         _subreaper_pids.add(os.getpid())
     return ok
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(sig: signal.Signals = signal.SIGKILL) -> Callable[[], None] | None:
+    """A ``preexec_fn`` giving the child ``sig`` when this process dies (Linux; else None).
+
+    The kernel sends it when the *thread* that forked exits, so call ``Popen`` from a thread
+    that outlives the child (the main thread). If this process died before ``prctl`` ran
+    (the child was already reparented), the child ends itself at once. Everything the child
+    runs is resolved here: between fork and exec it must not import or take locks, which is
+    what makes this ``preexec_fn`` safe with other threads running (it only calls ``prctl``,
+    ``getppid`` and ``kill``).
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent, signum, getppid, kill, me = os.getpid(), int(sig), os.getppid, os.kill, os.getpid
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
+        if getppid() != parent:  # too late: the parent is already gone
+            kill(me(), signum)
+
+    return preexec
 
 
 def is_subreaper() -> bool:

@@ -6,6 +6,8 @@ runs every callback, so event parsers need no locking. The run ends by exit, wal
 timeout, silence timeout, the cancel event or a parser's abort request; a teardown ladder
 (close stdin, SIGTERM to the group, grace, SIGKILL) follows, and afterwards every descendant
 left (setsid'd tools, daemons) is killed and reaped (see :mod:`holon_core.process_tree`).
+If the agent itself is SIGKILLed, the engine gets SIGKILL from the kernel (parent-death
+signal) and a watchdog process kills the rest of its tree (:mod:`holon_core._watchdog`).
 
 ``exit_code`` follows :mod:`subprocess`: negative means killed by that signal.
 """
@@ -25,7 +27,13 @@ from typing import TYPE_CHECKING, Literal
 import psutil
 
 from holon_core._pipes import QUEUE_CHUNKS, ChunkReader, LineSplitter, StdinWriter
-from holon_core.process_tree import TREE_MARKER_ENV, ProcessTree, become_subreaper
+from holon_core._watchdog import Watchdog
+from holon_core.process_tree import (
+    TREE_MARKER_ENV,
+    ProcessTree,
+    become_subreaper,
+    die_with_parent,
+)
 
 if TYPE_CHECKING:
     import threading
@@ -79,6 +87,7 @@ def supervise(
     started = time.monotonic()
     become_subreaper()
     marker = secrets.token_hex(8)
+    watchdog = Watchdog()  # before `foreign` is taken: it is ours, not the engine's
     foreign = psutil.Process().children()  # ours already; anything adopted later is the engine's
     try:
         if not plan.argv:
@@ -93,8 +102,11 @@ def supervise(
             start_new_session=True,
             close_fds=True,
             bufsize=0,
+            # The engine dies if the agent is SIGKILLed (thread-safe: see die_with_parent).
+            preexec_fn=die_with_parent(),  # noqa: PLW1509
         )
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        watchdog.stop()
         return ProcessOutcome(
             exit_code=None,
             ended_by="spawn_failed",
@@ -106,6 +118,7 @@ def supervise(
             spawn_error=f"{type(exc).__name__}: {exc}",
             pid=None,
         )
+    watchdog.arm(proc.pid, marker)
     run = _Run(
         proc,
         plan,
@@ -123,6 +136,8 @@ def supervise(
     except BaseException:
         run.emergency_stop()
         raise
+    finally:
+        watchdog.stop()
     return ProcessOutcome(
         exit_code=run.exit_code,
         ended_by=ended_by,

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from holon_core.process_tree import die_with_parent
+
 KILL_GRACE = 30.0
 POLL = 0.1
 
@@ -64,6 +66,9 @@ def run_agent_process(
                 stdout=out,
                 stderr=err,
                 start_new_session=True,
+                # SIGKILL to holon run must not leave the agent running: the kernel sends it
+                # SIGTERM, so it stops its engine and still writes its manifest.
+                preexec_fn=die_with_parent(signal.SIGTERM),  # noqa: PLW1509 (see its doc)
             )
         except OSError as exc:
             return AgentExit(127, spawn_error=f"cannot start {argv[0]}: {exc.strerror or exc}")

@@ -1,0 +1,114 @@
+"""SIGKILL to a supervisor (holon-agent, holon run) leaves no process of the run behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import TYPE_CHECKING
+
+import psutil
+import pytest
+
+from holon_core.testing import make_task
+from holon_core.testing.agent_run import start_agent
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def _steps(pids: Path) -> list[dict[str, str]]:
+    """A daemon that leaves the engine's session, then a long command in the foreground."""
+    daemon = f"echo $$ > {pids}/daemon.pid; exec sleep 300"
+    return [
+        {"run": f"setsid sh -c '{daemon}' </dev/null >/dev/null 2>&1 &"},
+        {"run": f"echo $$ > {pids}/sleep.pid; exec sleep 301"},
+    ]
+
+
+def _wait_for_pids(pids: Path, proc: subprocess.Popen[bytes]) -> list[int]:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        files = [pids / "daemon.pid", pids / "sleep.pid"]
+        texts = [f.read_text().strip() if f.exists() else "" for f in files]
+        if all(texts):
+            return [int(t) for t in texts]
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    pytest.fail("the engine's commands never started")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def _assert_all_gone(pids: list[int], what: str) -> None:
+    """Poll (bounded) until none of ``pids`` runs; on failure kill them and fail."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if not any(_alive(pid) for pid in pids):
+            return
+        time.sleep(0.05)
+    left = [pid for pid in pids if _alive(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    pytest.fail(f"{what}: still running after its supervisor was SIGKILLed: {left}")
+
+
+def _tree(pid: int) -> list[int]:
+    return [p.pid for p in psutil.Process(pid).children(recursive=True)]
+
+
+def test_sigkill_to_holon_agent_kills_the_engine_and_its_daemon(tmp_path):
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    task = make_task(tmp_path / "task", replay=_steps(pids), git_repo=False)
+    agent = start_agent(task)
+    try:
+        daemon, sleeper = _wait_for_pids(pids, agent)
+        tree = _tree(agent.pid)  # the engine, the watchdog, and what the engine started
+        assert sleeper in tree
+    finally:
+        agent.kill()
+        agent.communicate()
+    _assert_all_gone([*tree, daemon, sleeper], "the engine's processes")
+
+
+def test_sigkill_to_holon_run_stops_the_agent_and_the_engine(tmp_path):
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    task = make_task(tmp_path / "task", replay=_steps(pids), git_repo=False)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "README.md").write_text("hi\n")
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "HOLON_RUNS_DIR": str(tmp_path / "runs"),
+    }
+    argv = [sys.executable, "-m", "holon_core.cli.main", "run", str(task.spec)]
+    argv += ["--workspace", str(workspace), "--engine", "replay", "--json", "--quiet"]
+    runner = subprocess.Popen(
+        argv,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        daemon, sleeper = _wait_for_pids(pids, runner)
+        tree = _tree(runner.pid)  # the agent, the engine, the watchdog, the engine's tools
+    finally:
+        runner.kill()
+        runner.communicate()
+    _assert_all_gone([*tree, daemon, sleeper], "the run's processes")
+    # The agent, told by the kernel that its runner died, still wrote its record.
+    (run_dir,) = (tmp_path / "runs").iterdir()
+    manifest = json.loads((run_dir / "output" / "manifest.json").read_text())
+    assert manifest["metadata"]["reason"] == "cancelled"
