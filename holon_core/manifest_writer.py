@@ -3,23 +3,22 @@
 A manifest a skill or the engine wrote during the run is merged, not overwritten: its extra
 top-level keys and metadata keys survive unless holon owns the key. ``artifacts`` is the
 inventory of the output directory (files this run produced), plus whatever the skill
-declared that exists.
+declared inside it. Reading that manifest back safely is ``engine_manifest.py``'s job.
 """
 
 from __future__ import annotations
 
-import json
 import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from holon_core.engine_manifest import MANIFEST, merge_skill_manifest, read_skill_manifest
 from holon_core.files import HeldDir, walk_entries
-from holon_core.models.manifest import Manifest, ManifestMetadata
+from holon_core.models.manifest import Manifest
 from holon_core.redact import Redactor
 
-MANIFEST = "manifest.json"
-_HOLON_OWNED = {"status", "outcome", "duration", "artifacts", "metadata", "error"}
+__all__ = ["MANIFEST", "inventory", "merge_skill_manifest", "read_skill_manifest", "write_manifest"]
 
 
 def inventory(output: Path, exclude: Iterable[str] = ()) -> list[str]:
@@ -51,35 +50,6 @@ def _listable(path: Path, root: Path) -> bool:
         return target.is_relative_to(root) and target.is_file()
     except (OSError, RuntimeError):
         return False
-
-
-def read_skill_manifest(output: Path) -> dict[str, Any] | None:
-    """A manifest.json some skill wrote during the run, if it is a JSON object."""
-    path = output / MANIFEST
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def merge_skill_manifest(manifest: dict[str, Any], skill: dict[str, Any] | None) -> dict[str, Any]:
-    if not skill:
-        return manifest
-    merged = {k: v for k, v in skill.items() if k not in _HOLON_OWNED}
-    merged.update(manifest)
-    skill_meta = skill.get("metadata")
-    if isinstance(skill_meta, dict):
-        owned = set(ManifestMetadata.model_fields)
-        extra = {k: v for k, v in skill_meta.items() if k not in owned}
-        merged["metadata"] = {**extra, **manifest["metadata"]}
-    declared = skill.get("artifacts")
-    if isinstance(declared, list):
-        names = [a if isinstance(a, str) else a.get("path") for a in declared]
-        merged["artifacts"] = sorted(
-            set(manifest["artifacts"]) | {n for n in names if isinstance(n, str)}
-        )
-    return merged
 
 
 def write_manifest(output: HeldDir, data: dict[str, Any], redact: Redactor) -> Manifest:

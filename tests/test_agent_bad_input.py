@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
 import pytest
@@ -210,3 +212,137 @@ def test_an_empty_goal_is_rejected_by_run_and_probe(tmp_path, goal, assert_valid
     assert result.exit_code == 1
     assert "goal" in assert_valid_manifest(result.manifest)["error"]
     assert run_agent(task, args=["--probe"]).exit_code == 1
+
+
+# --- Hostile inputs (issue 12, item 8): each ends with its own reason, never internal_error.
+
+_BOMB = "\n".join(
+    ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    + [
+        f"{n}: &{n} [{', '.join(['*' + p] * 9)}]"
+        for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+    ]
+)
+
+
+def _small_record(result, assert_valid_manifest, reason: str) -> dict[str, Any]:
+    """A failure manifest with ``reason`` that quotes nothing large."""
+    assert result.exit_code == 1, result.stderr
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["reason"] == reason, manifest["error"]
+    assert len((result.manifest and json.dumps(result.manifest)) or "") < 64 * 1024
+    assert len(result.stderr) < 64 * 1024
+    assert "Traceback" not in result.stderr
+    return manifest
+
+
+def test_yaml_alias_bomb_in_the_spec(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    task.spec.write_text(f'version: "v1"\nkind: Holon\ngoal: x\n{_BOMB}\nmetadata: {{name: *i}}\n')
+    manifest = _small_record(run_agent(task), assert_valid_manifest, "invalid_spec")
+    assert "alias" in manifest["error"]
+
+
+def test_yaml_alias_bomb_in_a_skill_name(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    skill = tmp_path / "bomb"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(f"---\n{_BOMB}\nname: *i\ndescription: d\n---\nbody\n")
+    result = run_agent(task, args=["--skill", str(skill)])
+    manifest = _small_record(result, assert_valid_manifest, "invalid_skill")
+    assert "SKILL.md" in manifest["error"]
+
+
+@pytest.mark.parametrize("opener", ["[", "{a: ", "- "])
+def test_deeply_nested_spec(tmp_path, assert_valid_manifest, opener):
+    task = make_task(tmp_path, replay=WRITE)
+    depth = 5000
+    if opener == "- ":
+        nested = "".join(f"{'  ' * i}-\n" for i in range(depth)) + "  " * depth + "- x\n"
+    else:
+        nested = opener * depth + "x" + ("]" if opener == "[" else "}") * depth
+    task.spec.write_text(f'version: "v1"\nkind: Holon\ngoal: x\nextra:\n  {nested}\n')
+    manifest = _small_record(run_agent(task), assert_valid_manifest, "invalid_spec")
+    assert "nest" in manifest["error"]
+
+
+def test_oversized_spec_is_refused_naming_the_cap(tmp_path, assert_valid_manifest):
+    from holon_core.spec_loader import MAX_SPEC_BYTES
+
+    task = make_task(tmp_path, replay=WRITE)
+    padding = "# padding\n" * (MAX_SPEC_BYTES // 10 + 1)
+    task.spec.write_text(f'version: "v1"\nkind: Holon\ngoal: x\n{padding}')
+    manifest = _small_record(run_agent(task), assert_valid_manifest, "invalid_spec")
+    assert str(MAX_SPEC_BYTES) in manifest["error"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_spec_that_is_not_a_regular_file(tmp_path, assert_valid_manifest, kind):
+    task = make_task(tmp_path, replay=WRITE)
+    task.spec.unlink()
+    if kind == "fifo":
+        os.mkfifo(task.spec)  # reading it would block forever
+    elif kind == "directory":
+        task.spec.mkdir()
+    else:
+        task.spec.symlink_to("/dev/zero")  # endless
+    manifest = _small_record(run_agent(task), assert_valid_manifest, "invalid_spec")
+    assert "spec.yaml" in manifest["error"] and "regular file" in manifest["error"]
+
+
+def test_unreadable_spec_names_the_cause(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    task.spec.unlink()
+    task.spec.symlink_to(task.spec)  # opening it fails with ELOOP (root ignores chmod 000)
+    manifest = _small_record(run_agent(task), assert_valid_manifest, "invalid_spec")
+    assert "cannot be read" in manifest["error"] and "symbolic links" in manifest["error"]
+    assert run_agent(task, args=["--probe"]).exit_code == 1
+
+
+def test_non_utf8_skill_md(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    skill = tmp_path / "latin"
+    skill.mkdir()
+    (skill / "SKILL.md").write_bytes(b"---\nname: latin\ndescription: caf\xe9\n---\nbody\n")
+    result = run_agent(task, args=["--skill", str(skill)])
+    manifest = _small_record(result, assert_valid_manifest, "invalid_skill")
+    assert "UTF-8" in manifest["error"] and "SKILL.md" in manifest["error"]
+
+
+def _engine_manifest(tmp_path, text: str):
+    write = {"write": {"path": "{output}/manifest.json", "content": text}}
+    return make_task(tmp_path, replay=[write, {"say": "done"}])
+
+
+def test_engine_manifest_that_is_deeply_nested_is_ignored(tmp_path, assert_valid_manifest):
+    task = _engine_manifest(tmp_path, '{"notes": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["metadata"]["reason"] == "ok" and "notes" not in manifest
+    assert any("manifest.json" in w for w in manifest["metadata"]["warnings"])
+
+
+def test_engine_manifest_that_is_huge_is_ignored(tmp_path, assert_valid_manifest):
+    from holon_core.engine_manifest import MAX_ENGINE_MANIFEST
+
+    task = _engine_manifest(tmp_path, json.dumps({"blob": "x" * MAX_ENGINE_MANIFEST}))
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    manifest = assert_valid_manifest(result.manifest)
+    assert "blob" not in manifest
+    assert any(str(MAX_ENGINE_MANIFEST) in w for w in manifest["metadata"]["warnings"])
+
+
+def test_engine_manifest_artifacts_escaping_the_output_are_dropped(tmp_path, assert_valid_manifest):
+    declared = ["../../etc/passwd", "/etc/passwd", "a/../../x", "", "report.md", {"path": "../y"}]
+    task = _engine_manifest(tmp_path, json.dumps({"artifacts": declared, "kept": 1}))
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    manifest = assert_valid_manifest(result.manifest)
+    assert manifest["kept"] == 1
+    assert "report.md" in manifest["artifacts"]
+    assert not [a for a in manifest["artifacts"] if a.startswith("/") or ".." in a.split("/")]
+    assert "" not in manifest["artifacts"]
+    warning = " ".join(manifest["metadata"]["warnings"])
+    assert "../../etc/passwd" in warning and "../y" in warning
