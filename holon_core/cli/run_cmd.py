@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from holon_core.durations import parse_duration
 from holon_core.errors import HolonError, InputError
+from holon_core.runner.agent_env import AGENT_CMD_ENV, AGENT_PATHS, AGENT_PATHS_ENV
 
 if TYPE_CHECKING:
     from holon_core.runner.report import RunAborted
@@ -23,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "Build the input dir, snapshot the workspace, run holon-agent in a run-local "
             "directory with its own HOME, validate the manifest, the required artifacts and "
             "diff.patch, and report. Exit code: the agent's (0 success, 1 failure, 2 needs "
-            "human), or 1 when the result fails validation."
+            "human), or 1 when the result fails validation or the command line is wrong."
         ),
     )
     parser.add_argument("spec", type=Path, help="the task's spec.yaml")
@@ -55,6 +57,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--keep-snapshot", action="store_true", help="keep the snapshot and run-local homes"
     )
     parser.add_argument("--timeout", metavar="DURATION", help="wall clock limit, e.g. 90s, 10m")
+    parser.add_argument(
+        "--agent",
+        metavar="COMMAND",
+        help="the RFC-0002 agent to run, as shell words (HOLON_AGENT_CMD; default holon-agent)",
+    )
+    parser.add_argument(
+        "--agent-paths",
+        choices=AGENT_PATHS,
+        help="how the agent takes its paths: flags (default) or env, for a v0.1 agent that "
+        "reads HOLON_INPUT_DIR etc. and takes no flags (HOLON_AGENT_PATHS)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -96,7 +109,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
             timeout=timeout,
             progress=not args.quiet,
         )
-        result = run_task(options, stops=stops)
+        result = run_task(options, env=_agent_settings(args), stops=stops)
     except (HolonError, RunCancelled) as exc:
         reason = exc.reason if isinstance(exc, HolonError) else "cancelled"
         aborted = RunAborted(str(exc), reason=reason, cancelled=isinstance(exc, RunCancelled))
@@ -105,6 +118,22 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
         return _report_abort(args, exc)
     write_safely(sys.stdout, result.to_json() if args.json else render_human(result))
     return result.exit_code
+
+
+def _agent_settings(args: argparse.Namespace) -> dict[str, str]:
+    """The environment ``run_task`` reads, with ``--agent``/``--agent-paths`` folded in."""
+    env = dict(os.environ)
+    if args.agent is not None:
+        env[AGENT_CMD_ENV] = args.agent
+    if args.agent_paths is not None:
+        env[AGENT_PATHS_ENV] = args.agent_paths
+    mode = env.get(AGENT_PATHS_ENV) or "flags"
+    if mode not in AGENT_PATHS:
+        raise InputError(
+            f"{AGENT_PATHS_ENV}={mode!r} is not one of {', '.join(AGENT_PATHS)}",
+            hint="unset it, or use --agent-paths flags|env",
+        )
+    return env
 
 
 def _report_abort(args: argparse.Namespace, aborted: RunAborted) -> int:

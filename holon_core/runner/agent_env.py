@@ -11,13 +11,28 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from holon_core.engines import managed_engine_dir
+from holon_core.errors import InputError
 
-#: Overrides the agent command (shell words), e.g. a container runner or a stand-in agent.
+#: Overrides the agent command (shell words), e.g. a container runner or another RFC-0002 agent.
 AGENT_CMD_ENV = "HOLON_AGENT_CMD"
+#: How the agent takes its paths: ``flags`` (holon-agent; the default) or ``env`` (an RFC-0002
+#: v0.1 entrypoint that reads ``HOLON_INPUT_DIR`` etc. and takes no flags).
+AGENT_PATHS_ENV = "HOLON_AGENT_PATHS"
+AGENT_PATHS = ("flags", "env")
+#: Each flag the runner passes and the variable that carries the same value.
+_FLAG_VARS = {
+    "--input": "HOLON_INPUT_DIR",
+    "--workspace": "HOLON_WORKSPACE_DIR",
+    "--output": "HOLON_OUTPUT_DIR",
+    "--state": "HOLON_STATE_DIR",
+    "--engine": "HOLON_ENGINE",
+    "--model": "HOLON_MODEL",
+    "--skill": None,  # skills are in the input dir too; no variable names them
+}
 _BASICS = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV")
 _PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 #: Runner-only settings that mean nothing to the agent.
@@ -29,6 +44,31 @@ def agent_command(env: Mapping[str, str]) -> list[str]:
     if override:
         return shlex.split(override)
     return [sys.executable, "-m", "holon_core.agent"]
+
+
+def agent_invocation(
+    argv: Sequence[str], env: Mapping[str, str]
+) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment the agent is really started with.
+
+    Every path and setting passed as a flag is also set in the environment (flags win in
+    holon-agent, so the two never disagree). With ``HOLON_AGENT_PATHS=env`` the flags are
+    left off: a v0.1 entrypoint takes no arguments. The knob itself never reaches the agent.
+    """
+    child = dict(env)
+    mode = child.pop(AGENT_PATHS_ENV, "") or "flags"
+    if mode not in AGENT_PATHS:
+        raise InputError(
+            f"{AGENT_PATHS_ENV}={mode!r} is not one of {', '.join(AGENT_PATHS)}",
+            hint="use flags for holon-agent, env for an agent that reads HOLON_INPUT_DIR etc.",
+        )
+    start = next((i for i, word in enumerate(argv) if word in _FLAG_VARS), len(argv))
+    command, flags = list(argv[:start]), list(argv[start:])
+    for flag, value in zip(flags[::2], flags[1::2], strict=False):
+        variable = _FLAG_VARS.get(flag)
+        if variable:
+            child[variable] = value
+    return (command if mode == "env" else [*command, *flags]), child
 
 
 def agent_env(

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from holon_core.errors import HolonError
 from holon_core.process_tree import die_with_parent
+from holon_core.runner.agent_env import agent_invocation
 
 KILL_GRACE = 30.0
 POLL = 0.1
@@ -51,6 +53,10 @@ def run_agent_process(
     so the caller may delete its snapshot.
     """
     stdout_path, stderr_path = logs
+    try:
+        argv, env = agent_invocation(argv, env)  # flags, or the environment for v0.1 agents
+    except HolonError as exc:
+        return AgentExit(127, spawn_error=f"cannot start {argv[0]}: {exc}")
     waiter = _Waiter(timeout, grace)
     with (
         stdout_path.open("wb") as out,

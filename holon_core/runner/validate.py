@@ -1,15 +1,23 @@
 """Judge what the agent left (RFC-0002 section 4): the manifest against the published schema,
 the spec's required artifacts, and ``diff.patch`` applying cleanly to the original workspace.
 
-The runner trusts nothing the agent says about itself: a missing or schema-invalid manifest
-is a failure with a clear message, whatever the agent's exit code was. The schema check uses
-the contract model that ``schemas/manifest.schema.json`` is generated from (a test keeps the
-two identical), in strict JSON mode so no value is coerced into shape.
+The runner trusts nothing the agent says about itself: a missing or invalid manifest is a
+failure with a clear message, whatever the agent's exit code was. Any RFC-0002 agent may run
+behind ``holon run`` (v0.1 or v0.2), so a manifest is held to the contract's fields only
+(``status``, ``outcome``, ``duration``, ``artifacts``, ``error``, ``metadata`` an object):
+holon's private metadata is not required of other agents. A manifest that says it comes from
+``holon-agent`` is also checked against holon's own model, which ``schemas/manifest.schema.json``
+is generated from (a test keeps the two identical), in strict JSON mode so no value is coerced.
+
+A required artifact missing after the agent itself reported a failure for another reason is a
+warning: the run already failed, and the agent's reason (say ``invalid_skill``, before the
+engine ever ran) is what the caller needs to see.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +30,9 @@ from holon_core.models.spec import Spec
 from holon_core.workspace._git import git_binary, git_env
 
 EXIT_FOR_OUTCOME = {"success": 0, "failure": 1, "needs_human": 2}
+STATUSES = ("completed", "failed", "running")
 _MAX_ERRORS = 5
+_DURATION = re.compile(r"^\d+(\.\d+)?s$")
 #: Config a user's repository may set that would make ``git apply`` rewrite the change.
 _EXACT = (
     "-c", "apply.whitespace=nowarn", "-c", "apply.ignoreWhitespace=no",
@@ -57,12 +67,11 @@ def validate_output(output: Path, spec: Spec, workspace: Path, exit_code: int) -
         a.path for a in spec.output.artifacts if a.required and not (output / a.path).exists()
     ]
     if missing:
-        result.problems.append(
-            Problem(
-                "missing_artifacts",
-                f"required artifact(s) missing from the output: {', '.join(missing)}",
-            )
-        )
+        message = f"required artifact(s) missing from the output: {', '.join(missing)}"
+        if _failed_for_another_reason(result):
+            result.warnings.append(message)
+        else:
+            result.problems.append(Problem("missing_artifacts", message))
     patch = output / "diff.patch"
     if patch.is_file() and patch.stat().st_size > 0:
         result.patch = patch
@@ -84,21 +93,99 @@ def _check_manifest(path: Path, result: Validation) -> dict[str, Any] | None:
         return None
     text = path.read_text(encoding="utf-8", errors="replace")
     try:
-        Manifest.model_validate_json(text, strict=True)
-    except ValidationError as exc:
-        details = "; ".join(_describe(err) for err in exc.errors()[:_MAX_ERRORS])
-        more = len(exc.errors()) - _MAX_ERRORS
+        data = json.loads(text)
+    except ValueError as exc:
+        result.problems.append(Problem("invalid_manifest", f"{path} is not valid JSON ({exc})"))
+        return None
+    if not isinstance(data, dict):
+        result.problems.append(Problem("invalid_manifest", f"{path} is not a JSON object"))
+        return None
+    errors = contract_errors(data, result.warnings)
+    if not errors and _from_holon_agent(data):
+        try:
+            Manifest.model_validate_json(text, strict=True)
+        except ValidationError as exc:
+            errors = [_describe(err) for err in exc.errors()]
+    if errors:
+        details = "; ".join(errors[:_MAX_ERRORS])
+        more = len(errors) - _MAX_ERRORS
         details += f" (and {more} more)" if more > 0 else ""
         result.problems.append(
             Problem("invalid_manifest", f"{path} does not match the manifest schema: {details}")
         )
-        try:
-            data = json.loads(text)
-        except ValueError:
-            return None
-        return data if isinstance(data, dict) else None
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
+    return data
+
+
+def contract_errors(data: dict[str, Any], warnings: list[str]) -> list[str]:
+    """What an RFC-0002 manifest (v0.1 or v0.2) gets wrong in the contract's own fields.
+
+    ``status`` and ``outcome`` decide what the runner does, so they are required; a missing
+    ``duration`` or ``artifacts`` (common in other agents' failure manifests) is a warning.
+    """
+    errors = []
+    outcomes = tuple(EXIT_FOR_OUTCOME)
+    for key, allowed in (("status", STATUSES), ("outcome", outcomes)):
+        if key not in data:
+            errors.append(f"{key}: Field required")
+        elif data[key] not in allowed:
+            errors.append(f"{key}: must be one of {', '.join(allowed)}, not {data[key]!r}")
+    duration = data.get("duration")
+    if "duration" not in data:
+        warnings.append("the manifest has no duration (RFC-0002 lists it)")
+    elif not _is_duration(duration):
+        errors.append(f'duration: must look like "12.5s" or be seconds >= 0, not {duration!r}')
+    if "artifacts" not in data:
+        warnings.append("the manifest has no artifacts list (RFC-0002 lists it)")
+    elif not isinstance(data["artifacts"], list):
+        errors.append("artifacts: must be a list")
+    else:
+        errors += [f"artifacts: {why}" for why in map(_artifact_error, data["artifacts"]) if why]
+    if "error" in data and data["error"] is not None and not isinstance(data["error"], str):
+        errors.append("error: must be a string")
+    if "metadata" in data and not isinstance(data["metadata"], dict):
+        errors.append("metadata: must be an object")
+    if data.get("error") and data.get("outcome") != "failure":
+        warnings.append(f"the manifest sets error although its outcome is {data.get('outcome')}")
+    return errors
+
+
+def _is_duration(value: Any) -> bool:
+    if isinstance(value, str):
+        return _DURATION.match(value) is not None
+    return isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+
+
+def _artifact_error(entry: Any) -> str | None:
+    """An artifact is a relative path, or (v0.1 agents) an object with a ``path``."""
+    path = entry.get("path") if isinstance(entry, dict) else entry
+    if not isinstance(path, str) or not path:
+        return f"{entry!r} is neither a path nor an object with a path"
+    if path.startswith("/") or ".." in path.split("/"):
+        return f"{path!r} must be relative to the output directory"
+    return None
+
+
+def artifact_paths(data: dict[str, Any]) -> list[str]:
+    """The manifest's artifact paths, whichever of the two contract shapes it uses."""
+    listed = data.get("artifacts")
+    entries = listed if isinstance(listed, list) else []
+    paths = [e.get("path") if isinstance(e, dict) else e for e in entries]
+    return [p for p in paths if isinstance(p, str)]
+
+
+def _from_holon_agent(data: dict[str, Any]) -> bool:
+    meta = data.get("metadata")
+    return isinstance(meta, dict) and meta.get("agent") == "holon-agent"
+
+
+def _failed_for_another_reason(result: Validation) -> bool:
+    """The manifest is trustworthy, says failure, and gives a reason of its own."""
+    data = result.manifest
+    if data is None or result.problems or data.get("outcome") != "failure":
+        return False
+    meta = data.get("metadata")
+    reason = meta.get("reason") if isinstance(meta, dict) else None
+    return reason != "missing_artifacts"
 
 
 def _describe(error: Any) -> str:
@@ -118,11 +205,9 @@ def _cross_check(
             f"the agent exited {exit_code} but its manifest says {manifest.get('outcome')} "
             f"(expected exit {expected})"
         )
-    listed = manifest.get("artifacts")
-    if isinstance(listed, list):
-        absent = [p for p in listed if isinstance(p, str) and not (output / p).exists()]
-        if absent:
-            result.warnings.append(f"manifest lists artifacts that are absent: {', '.join(absent)}")
+    absent = [p for p in artifact_paths(manifest) if not (output / p).exists()]
+    if absent:
+        result.warnings.append(f"manifest lists artifacts that are absent: {', '.join(absent)}")
 
 
 def _apply(patch: Path, workspace: Path, *, check: bool) -> str | None:
