@@ -1,7 +1,8 @@
 """Step 8's sinks: ``evidence/`` files, every line redacted before it is written.
 
 - ``events.ndjson``: holon's normalized events (phases included)
-- ``engine.stdout.log`` / ``engine.stderr.log``: the engine's raw output
+- ``engine.stdout.log`` / ``engine.stderr.log``: the engine's raw output, written in blocks
+  and events capped per event and in total (see :mod:`holon_core.agent.evidence_stream`)
 - ``execution.log``: structlog JSON lines (see :mod:`holon_core.agent.runlog`)
 """
 
@@ -12,9 +13,13 @@ import threading
 import time
 from typing import IO, Any
 
+from holon_core.agent.evidence_stream import EventBudget, RawLog
 from holon_core.events import Event
 from holon_core.files import HeldDir
 from holon_core.redact import Redactor
+
+#: Pending event lines are written once they pass this many characters (or a phase starts).
+_EVENTS_BLOCK = 256 * 1024
 
 
 class Evidence:
@@ -34,6 +39,10 @@ class Evidence:
         self._seq = 0
         self._files: dict[str, IO[str]] = {}
         self._lock = threading.Lock()  # the run log may write from its attach thread
+        self.events = EventBudget()
+        self._pending: list[str] = []  # event lines not yet written (one write per block)
+        self._pending_chars = 0
+        self._raw: dict[str, RawLog] = {}
 
     def _file(self, name: str) -> IO[str]:
         handle = self._files.get(name)
@@ -49,7 +58,9 @@ class Evidence:
         return handle
 
     def write_line(self, name: str, line: str) -> None:
-        text = self.redact(line) + "\n"
+        self._write(name, self.redact(line) + "\n")
+
+    def _write(self, name: str, text: str) -> None:
         with self._lock:
             if self.write_error is not None:
                 return
@@ -62,8 +73,36 @@ class Evidence:
         self._seq += 1
         event.seq = self._seq
         event.ts = time.monotonic() - self.started
-        self.write_line("events.ndjson", event.to_json())
+        for line in self.events.lines(event):
+            self._pending.append(line)
+            self._pending_chars += len(line)
+        if event.type == "phase" or self._pending_chars > _EVENTS_BLOCK:
+            self.flush_events()
         return event
+
+    def flush_events(self) -> None:
+        """Write the pending event lines: one redaction and one write for the block."""
+        if self._pending:
+            block = "\n".join(self._pending)
+            self._pending.clear()
+            self._pending_chars = 0
+            self.write_line("events.ndjson", block)
+
+    def output(self, stream: str, chunk: bytes) -> None:
+        """A chunk of the engine's raw ``stream`` (after its lines became events)."""
+        self.flush_events()
+        log = self._raw.setdefault(stream, RawLog())
+        text = log.feed(chunk, self.redact)
+        if text:
+            self._write(f"engine.{stream}.log", text)
+
+    def _finish_streams(self) -> None:
+        self.flush_events()
+        for stream, log in self._raw.items():
+            text = log.finish(self.redact)
+            if text:
+                self._write(f"engine.{stream}.log", text)
+        self._raw.clear()
 
     def phase(self, name: str, **data: Any) -> None:
         self.event(Event(type="phase", text=name, data=data))
@@ -76,6 +115,7 @@ class Evidence:
             self.write_error = self.write_error or exc
 
     def close(self) -> None:
+        self._finish_streams()
         with self._lock:
             for handle in self._files.values():
                 try:

@@ -220,13 +220,11 @@ def _execute(run: RunState, context: RunContext) -> None:
     silence = _env_float(run.env, "HOLON_SILENCE_TIMEOUT", DEFAULT_SILENCE)
 
     def on_stdout(line: str) -> None:
-        ev.write_line("engine.stdout.log", line)
         for event in parser.feed(line):
             ev.event(event)
             _log_event(run, event)
 
     def on_stderr(line: str) -> None:
-        ev.write_line("engine.stderr.log", line)
         for event in parser.feed_stderr(line):
             ev.event(event)
 
@@ -242,10 +240,13 @@ def _execute(run: RunState, context: RunContext) -> None:
         cancel=run.cancel,
         should_abort=lambda: parser.report.abort_reason,
         on_start=lambda _pid: warm_up.start(),
+        on_output=ev.output,
     )
     run.report = parser.finish(run.process.exit_code)
     for event in run.report.late_events:  # e.g. exit codes read from the engine's session log
         ev.event(event)
+    if ev.events.warning is not None:
+        run.metadata.setdefault("warnings", []).append(ev.events.warning)
     proc = run.process
     run.log.info("engine ended", ended_by=proc.ended_by, exit_code=proc.exit_code)
     run.timeouts = (wall, silence)
