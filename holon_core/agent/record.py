@@ -21,13 +21,16 @@ def minimal_manifest(run: RunState, decision: Decision, duration: float) -> dict
         "mode": "run",
         "reason": decision.reason,
     }
+    if decision.error and decision.outcome != "failure":
+        meta["detail"] = decision.error
     return {
         "status": "failed" if decision.outcome == "failure" else "completed",
         "outcome": decision.outcome,
         "duration": format_duration(duration),
         "artifacts": [],
         "metadata": meta,
-        "error": decision.error,
+        # error belongs to failures only; why a person must look goes in metadata.detail
+        "error": decision.error if decision.outcome == "failure" else None,
     }
 
 

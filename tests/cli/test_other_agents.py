@@ -148,3 +148,19 @@ def test_bad_agent_paths_setting_is_a_usage_problem(tmp_path: Path) -> None:
     assert done.returncode == 1 and "HOLON_AGENT_PATHS='stdin'" in done.stderr
     assert json.loads(done.stdout)["reason"] == "invalid_input"
     assert yaml.safe_load(spec.read_text())["kind"] == "Holon"
+
+
+def test_error_only_when_the_outcome_is_failure(tmp_path: Path) -> None:
+    """needs_human is not a failure: the manifest says why in metadata.detail, not error."""
+    ws = make_workspace(tmp_path / "ws", "plain")
+    spec = write_task(
+        tmp_path / "task", [{"run": "echo $GITHUB_TOKEN > leaked.txt"}, {"say": "done"}]
+    )
+    env = {"GITHUB_TOKEN": "ghp_abcdefghijklmnopqrstuvwxyz012345"}
+    env["HOLON_REPLAY_PASS_ENV"] = "GITHUB_TOKEN"
+    result = holon_run(tmp_path, str(spec), "--workspace", str(ws), "--engine", "replay", env=env)
+    assert (result["outcome"], result["reason"]) == ("needs_human", "secret_in_changes")
+    assert result["error"] is None
+    manifest = json.loads(Path(result["paths"]["manifest"]).read_text())
+    assert "error" not in manifest
+    assert "leaked.txt" in manifest["metadata"]["detail"]
