@@ -72,7 +72,9 @@ def test_write_and_run_succeeds_with_an_applicable_patch(
     assert (copy / "hello.txt").read_text() == "hello from holon\n"
     assert "GEMINI.md" not in patch.read_text() and ".gemini" not in patch.read_text()
     results = [e for e in result.events if e["type"] == "tool_result"]
-    assert [e["status"] for e in results] == ["ok", "ok"]
+    assert [e["status"] for e in results] == ["ok", "ok", "ok"]
+    # The `cat` printed output, so its exit code came from the session log afterwards.
+    assert results[-1]["data"] == {"exit_code": 0, "amended": True, "source": "session_log"}
 
 
 def test_system_text_reaches_the_model_only_through_the_run_home(
