@@ -57,15 +57,29 @@ def refusal(output: Path, names: list[str]) -> str:
     )
 
 
+def foreign_problem(output: Path) -> str | None:
+    """For the probe: why ``output`` cannot be used (files holon did not write), or None."""
+    names = foreign_files(output)
+    if not names:
+        return None
+    shown = ", ".join(names[:_SHOWN]) + (" ..." if len(names) > _SHOWN else "")
+    return f"{output} holds files holon did not write ({shown}); give holon an empty dir"
+
+
+def mark_owned(held: HeldDir) -> None:
+    """Write the ``.holon-owned`` marker unless one is there (a later run may reuse the dir)."""
+    if held.lstat(MARKER) is None:
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        held.write_atomic(MARKER, json.dumps({"owner": "holon-agent", "created": stamp}) + "\n")
+
+
 def claim_output(output: Path) -> tuple[HeldDir, dict[str, int]]:
     """Open and mark ``output`` as holon's; remove stale holon artifacts.
 
     Returns the held directory and the files that remain, with their mtimes (ns).
     """
     held = HeldDir.open(output)
-    if held.lstat(MARKER) is None:
-        stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        held.write_atomic(MARKER, json.dumps({"owner": "holon-agent", "created": stamp}) + "\n")
+    mark_owned(held)
     for name in HOLON_OWNED:
         held.remove(name)
     root = held.view

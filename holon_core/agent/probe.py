@@ -19,10 +19,11 @@ import yaml
 
 from holon_core import yaml_safe
 from holon_core._version import __version__
+from holon_core.agent.output_dir import foreign_problem, mark_owned
 from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
 from holon_core.checks import Check
 from holon_core.errors import HolonError
-from holon_core.files import write_atomic
+from holon_core.files import HeldDir
 from holon_core.redact import Redactor, secret_values
 from holon_core.spec_file import read_spec_text
 
@@ -49,7 +50,7 @@ def spec_check(spec: Path) -> Check:
 def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) -> int:
     started = time.monotonic()
     checks = [spec_check(paths.spec)]
-    why = overlap_problem(paths) or output_writable(paths.output)
+    why = overlap_problem(paths) or foreign_problem(paths.output) or output_writable(paths.output)
     checks.append(
         Check("output", why is None, why or str(paths.output), "pass a writable --output")
     )
@@ -91,7 +92,12 @@ def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) ->
     redact = Redactor(secret_values(env, credential_names))
     if why is None:
         text = redact(json.dumps(manifest, indent=2) + "\n")
-        write_atomic(paths.output / "manifest.json", text, paths.output)
+        held = HeldDir.open(paths.output)
+        try:
+            mark_owned(held)  # the run that follows the probe may use this dir
+            held.write_atomic("manifest.json", text)
+        finally:
+            held.close()
     for check in checks:
         mark = "ok  " if check.ok else "FAIL"
         print(redact(f"probe {mark} {check.message()}"), file=sys.stderr)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from holon_core.testing import make_task, snapshot_tree
+from holon_core.testing import make_task, run_agent, snapshot_tree
 
 from .kit import run
 
@@ -48,3 +48,22 @@ def test_holon_marks_a_new_output_dir_and_reuses_it(tmp_path, assert_valid_manif
     second = run(task)
     assert second.exit_code == 0, second.stderr
     assert assert_valid_manifest(second.manifest)["outcome"] == "success"
+
+
+def test_the_probe_never_overwrites_a_users_manifest(tmp_path):
+    task = make_task(tmp_path, replay=WRITE)
+    (task.output / "manifest.json").write_text('{"manifest_version": 3, "name": "my-ext"}')
+    before = snapshot_tree(task.output)
+    probed = run_agent(task, args=["--probe"])
+    assert probed.exit_code == 1
+    assert "did not write" in probed.stderr
+    assert snapshot_tree(task.output) == before
+
+
+def test_a_probe_then_a_run_share_one_output_dir(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    probed = run_agent(task, args=["--probe"])
+    assert probed.exit_code == 0, probed.stderr
+    result = run(task)
+    assert result.exit_code == 0, result.stderr
+    assert assert_valid_manifest(result.manifest)["metadata"]["mode"] == "run"
