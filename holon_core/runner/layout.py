@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holon_core.errors import InputError
+from holon_core.runner.runs import record_runner
 
 
 def default_runs_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -78,6 +79,7 @@ def new_layout(runs_dir: Path, output: Path | None) -> RunLayout:
                 break
             except FileExistsError:
                 continue
+        record_runner(root)  # pid and start time: `holon runs` tells live runs from orphans
         for sub in ("input", "state", "home", "tmp"):
             (root / sub).mkdir()
     except OSError as exc:
