@@ -1,6 +1,8 @@
 """What ``holon run`` tells its caller: a short human summary, or one JSON object (``--json``).
 
 The same object is kept as ``run.json`` in the run directory, so a CI job can read it later.
+``error`` is set only when the outcome is ``failure``; why a ``needs_human`` run needs a
+person is in ``detail`` (as in the manifest's ``metadata.detail``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ class RunResult:
     engine: str | None = None
     outcome: str = "failure"  # the manifest's, or failure when validation failed
     reason: str | None = None
-    error: str | None = None
+    error: str | None = None  # why it failed; moved to ``detail`` unless the outcome is failure
+    detail: str | None = None  # why a person must look (needs_human)
     files_changed: int | None = None
     duration_seconds: float = 0.0
     snapshot: dict[str, Any] = field(default_factory=dict)
@@ -50,14 +53,33 @@ class RunResult:
         path = self.output_dir / name
         return path if path.is_file() else None
 
+    def explanation(self) -> tuple[str | None, str | None]:
+        """``(error, detail)``: a failure has an error, any other outcome at most a detail."""
+        if self.outcome == "failure":
+            return self.error, self.detail
+        return None, self.detail or self.error or self._manifest_detail()
+
+    def _manifest_detail(self) -> str | None:
+        """The agent's own ``metadata.detail`` (holon-agent's why for needs_human)."""
+        path = self.manifest_path if self.valid else None
+        try:
+            data = json.loads(path.read_text("utf-8")) if path else None
+        except (OSError, ValueError):
+            return None
+        meta = data.get("metadata") if isinstance(data, dict) else None
+        detail = meta.get("detail") if isinstance(meta, dict) else None
+        return detail if isinstance(detail, str) else None
+
     def to_dict(self) -> dict[str, Any]:
+        error, detail = self.explanation()
         return {
             "version": JSON_VERSION,
             "run_id": self.run_id,
             "exit_code": self.exit_code,
             "outcome": self.outcome,
             "reason": self.reason,
-            "error": self.error,
+            "error": error,
+            "detail": detail,
             "valid": self.valid,
             "problems": [asdict(p) for p in self.problems],
             "warnings": self.warnings,
@@ -104,9 +126,12 @@ def render_human(result: RunResult) -> str:
     if result.interrupted or result.timed_out:
         why = "interrupted" if result.interrupted else "--timeout expired"
         lines.append(f"  stopped   {why}: the agent was sent SIGTERM")
-    if result.error:
-        lines.append(f"  error     {result.error}")
-    lines += [f"  problem   {p.message}" for p in result.problems if p.message != result.error]
+    error, detail = result.explanation()
+    if error:
+        lines.append(f"  error     {error}")
+    if detail:
+        lines.append(f"  detail    {detail}")
+    lines += [f"  problem   {p.message}" for p in result.problems if p.message != error]
     lines += [f"  warning   {w}" for w in result.warnings]
     for label, path in (
         ("manifest", result.manifest_path),
@@ -158,6 +183,7 @@ class RunAborted(Exception):
             "outcome": "failure",
             "reason": self.reason,
             "error": self.message,
+            "detail": None,
             "valid": False,
             "problems": [],
             "warnings": self.warnings,

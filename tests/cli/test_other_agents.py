@@ -160,7 +160,7 @@ def test_error_only_when_the_outcome_is_failure(tmp_path: Path) -> None:
     env["HOLON_REPLAY_PASS_ENV"] = "GITHUB_TOKEN"
     result = holon_run(tmp_path, str(spec), "--workspace", str(ws), "--engine", "replay", env=env)
     assert (result["outcome"], result["reason"]) == ("needs_human", "secret_in_changes")
-    assert result["error"] is None
+    assert result["error"] is None and "leaked.txt" in result["detail"]
     manifest = json.loads(Path(result["paths"]["manifest"]).read_text())
     assert "error" not in manifest
     assert "leaked.txt" in manifest["metadata"]["detail"]

@@ -28,7 +28,7 @@ GIT_ENV = {
 }
 BINARY = bytes(range(256)) * 8
 RESULT_KEYS = {
-    "version", "run_id", "exit_code", "outcome", "reason", "error", "valid", "problems",
+    "version", "run_id", "exit_code", "outcome", "reason", "error", "detail", "valid", "problems",
     "warnings", "engine", "agent_exit_code", "files_changed", "duration_seconds", "applied",
     "apply_error", "interrupted", "timed_out", "paths", "snapshot",
 }  # fmt: skip
