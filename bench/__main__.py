@@ -14,6 +14,7 @@ BENCHMARKS = (
     "gemini_overhead",
     "diff_bench",
     "snapshot_bench",
+    "output_throughput",
 )
 
 
