@@ -3,12 +3,16 @@
 The runner follows the contract's own record rather than scraping the agent's stderr, so a
 container runner would show the same thing. On a terminal one status line (phase, tool
 count, elapsed time) is redrawn in place above scrolling tool lines; without a terminal (CI)
-every interesting event is one plain, timestamped line. The full detail stays in evidence/.
+every interesting event is one plain, timestamped line. ``TERM=dumb`` or a non-empty
+``NO_COLOR`` asks for the plain lines on a terminal too: no cursor movement, no escape
+codes. The full detail stays in evidence/.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -75,12 +79,24 @@ def _clip(text: str) -> str:
     return text if len(text) <= _WIDTH else text[: _WIDTH - 3] + "..."
 
 
+def plain_requested(env: Mapping[str, str]) -> bool:
+    """The user asked for output without escape codes (``TERM=dumb``, ``NO_COLOR``)."""
+    return env.get("TERM") == "dumb" or bool(env.get("NO_COLOR"))
+
+
 class Progress:
     """Renders events to ``stream``: live status line on a TTY, plain lines otherwise."""
 
-    def __init__(self, stream: IO[str], *, tty: bool, enabled: bool = True) -> None:
+    def __init__(
+        self,
+        stream: IO[str],
+        *,
+        tty: bool,
+        enabled: bool = True,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.stream = stream
-        self.tty = tty
+        self.tty = tty and not plain_requested(os.environ if env is None else env)
         self.enabled = enabled
         self.phase = "starting"
         self.tools = 0
