@@ -228,9 +228,9 @@ _BOMB = "\n".join(
 def _small_record(result, assert_valid_manifest, reason: str) -> dict[str, Any]:
     """A failure manifest with ``reason`` that quotes nothing large."""
     assert result.exit_code == 1, result.stderr
-    manifest = assert_valid_manifest(result.manifest)
+    manifest: dict[str, Any] = assert_valid_manifest(result.manifest)
     assert manifest["metadata"]["reason"] == reason, manifest["error"]
-    assert len((result.manifest and json.dumps(result.manifest)) or "") < 64 * 1024
+    assert len(json.dumps(manifest)) < 64 * 1024
     assert len(result.stderr) < 64 * 1024
     assert "Traceback" not in result.stderr
     return manifest

@@ -97,6 +97,9 @@ def _check_manifest(path: Path, result: Validation) -> dict[str, Any] | None:
     except ValueError as exc:
         result.problems.append(Problem("invalid_manifest", f"{path} is not valid JSON ({exc})"))
         return None
+    except RecursionError:  # found by tests/fuzz: nesting deeper than json can recurse
+        result.problems.append(Problem("invalid_manifest", f"{path} is nested too deeply"))
+        return None
     if not isinstance(data, dict):
         result.problems.append(Problem("invalid_manifest", f"{path} is not a JSON object"))
         return None
