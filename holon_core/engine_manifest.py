@@ -42,8 +42,11 @@ def read_skill_manifest(output: Path) -> EngineManifest | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None  # absent, or a link/FIFO holon will replace anyway
-    with os.fdopen(fd, "rb") as handle:
-        raw = handle.read(MAX_ENGINE_MANIFEST + 1)
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            raw = handle.read(MAX_ENGINE_MANIFEST + 1)
+    except OSError:
+        return None  # a directory the engine made there: holon replaces it
     if len(raw) > MAX_ENGINE_MANIFEST:
         return _refused(f"it is over {MAX_ENGINE_MANIFEST} bytes")
     try:

@@ -27,6 +27,7 @@ from holon_core.agent.evidence import Evidence
 from holon_core.agent.output_dir import (
     claim_output,
     foreign_files,
+    mark_owned,
     refusal,
     release_space,
     replaced_problem,
@@ -348,6 +349,8 @@ def _finish(run: RunState, decision: Decision) -> int:
     finally:
         ev.close()
         _cleanup(run)
+        run.evidence.held.close()
+        run.out.close()
     print(
         f"holon-agent: {decision.outcome} ({decision.reason})"
         + (f": {run.redact(decision.error)}" if decision.error else ""),
@@ -372,6 +375,8 @@ def _guard_record(run: RunState, decision: Decision) -> Decision:
     _take_back(run)
     release_space(run.out, run.reserve)
     run.reserve = None
+    with contextlib.suppress(OSError):
+        mark_owned(run.out)  # the engine may have deleted it; the dir stays holon's
     problem = replaced_problem(run.out, run.evidence.held)
     if problem is not None:
         return Decision(
