@@ -12,7 +12,7 @@ UV := $(shell command -v uv 2>/dev/null || echo $(TOOLS_UV))
 export UV
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: bootstrap sync engines lint typecheck schemas pytest conformance test demo bench clean
+.PHONY: bootstrap sync engines lint typecheck schemas pytest conformance test demo bench dist clean
 
 bootstrap: $(UV) sync engines
 
@@ -54,5 +54,10 @@ demo: bootstrap
 bench: bootstrap
 	$(RUN) python -m bench
 
+# Every distribution's wheel and sdist into dist/ (install them: README, Install).
+dist: $(UV)
+	rm -rf dist
+	$(UV) build --all-packages --out-dir dist
+
 clean:
-	rm -rf .venv .tools out
+	rm -rf .venv .tools out dist
