@@ -13,20 +13,23 @@ import re
 import subprocess
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from holon_conformance.suite.cases import CASES, HELLO, NEW_BLOB
-from holon_conformance.suite.harness import RunRecord, Target
+from holon_conformance.suite.harness import PLANTED_SECRETS, RunRecord, Target
 from holon_conformance.suite.hermetic import BaseHermetic
 from holon_conformance.suite.marks import CheckBase as _Base
 from holon_conformance.suite.marks import cap, req
 
 #: Runs that execute the task (the probe cases do not start the engine).
-TASK_CASES = ("success", "success-pty", "failure", "missing-artifact")
-EXIT_FOR = {"success": 0, "failure": 1, "needs_human": 2}
+TASK_CASES = ("success", "success-pty", "failure", "missing-artifact", "needs-human")
+#: Exit codes RFC-0002 section 3.3 allows per outcome: needs-human review is optional, and an
+#: agent without it reports it in manifest.json and exits 1.
+EXIT_FOR = {"success": {0}, "failure": {1}, "needs_human": {2, 1}}
 
 
 def _cases(target: Target, names: tuple[str, ...]) -> list[RunRecord]:
@@ -38,6 +41,15 @@ def _cases(target: Target, names: tuple[str, ...]) -> list[RunRecord]:
 
 def _all_runs(target: Target) -> list[RunRecord]:
     return _cases(target, (*TASK_CASES, "probe", "probe-no-spec", "probe-bad-output"))
+
+
+def _written_by_the_run(run: RunRecord) -> Iterator[tuple[str, bytes]]:
+    """Everything holon wrote that a user sees: output files and holon-agent's own output."""
+    yield "holon-agent stdout/stderr", run.output.encode("utf-8", "replace")
+    if run.output_dir.is_dir():
+        for path in sorted(run.output_dir.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                yield str(path), path.read_bytes()
 
 
 def _manifest(run: RunRecord) -> dict[str, Any]:
@@ -71,13 +83,21 @@ class BaseOutputs(_Base):
         runs = _all_runs(holon_target)
         bad = {run.case: run.outside_writes[:8] for run in runs if run.outside_writes}
         assert not bad, f"files written outside output/ and workspace/: {bad}"
-        in_tmp = sorted({path for run in runs for path in run.tmp_new})
+        traced = all(run.tmp_created is not None for run in runs)
+        if traced:  # created by the run's own processes (strace): nobody else's noise
+            in_tmp = sorted({path for run in runs for path in run.tmp_created or ()})
+            what = "the run's processes created"
+        else:
+            in_tmp = sorted({path for run in runs for path in run.tmp_new})
+            what = "new entries (strace unavailable: not attributed to the run, install strace)"
         if in_tmp and holon_target.strict_tmp:
-            pytest.fail(f"new entries in {tempfile.gettempdir()} during the runs: {in_tmp[:8]}")
+            pytest.fail(
+                f"{what} in {tempfile.gettempdir()} instead of the run's TMPDIR: {in_tmp[:8]} "
+                "(--holon-lenient-tmp reports these as a warning)"
+            )
         if in_tmp:
             warnings.warn(
-                f"new /tmp entries during {holon_target.name}'s runs (maybe other processes; "
-                f"--holon-strict-tmp makes them failures): {in_tmp[:8]}",
+                f"{holon_target.name}: {what} in {tempfile.gettempdir()}: {in_tmp[:8]}",
                 stacklevel=1,
             )
 
@@ -117,13 +137,20 @@ class BaseOutputs(_Base):
             assert (run.output_dir / name).is_file(), f"spec requested {name}; it is missing"
 
     @req("HOLON-SEC-001")
-    def test_no_credential_in_outputs(self, holon_target: Target) -> None:
-        for run in _cases(holon_target, TASK_CASES):
-            for path in run.output_dir.rglob("*"):
-                if path.is_file():
-                    data = path.read_bytes()
-                    leaked = [s for s in run.secrets if s.encode() in data]
-                    assert not leaked, f"{run.case}: a credential value is in {path}"
+    def test_no_secret_in_anything_holon_writes(self, holon_target: Target) -> None:
+        leaks: dict[str, list[str]] = {}
+        for run in _all_runs(holon_target):
+            secrets = {f"credential {s[:4]}...": s for s in run.secrets}
+            secrets |= PLANTED_SECRETS
+            for where, data in _written_by_the_run(run):
+                if run.case == "needs-human" and where.endswith("diff.patch"):
+                    # The engine put its key into the change on purpose: the patch must stay
+                    # faithful, and the run is flagged needs_human (RFC2-EXIT-003) instead.
+                    continue
+                found = [name for name, value in secrets.items() if value.encode() in data]
+                if found:
+                    leaks.setdefault(run.case, []).append(f"{where}: {', '.join(found)}")
+        assert not leaks, f"secret values from the environment in what holon wrote: {leaks}"
 
 
 class BaseExitCodes(_Base):
@@ -142,12 +169,26 @@ class BaseExitCodes(_Base):
         assert manifest.get("error"), "the failure manifest carries no error"
 
     @req("RFC2-EXIT-003")
+    def test_needs_human_exits_2_or_reports_it(self, holon_target: Target) -> None:
+        run = holon_target.run("needs-human")
+        manifest = _manifest(run)
+        outcome = manifest.get("outcome")
+        # Exit 2 is optional: "if unsupported, report via manifest.json and exit 1".
+        allowed = {(2, "needs_human"), (1, "needs_human"), (1, "failure")}
+        assert (run.exit_code, outcome) in allowed, (
+            "the engine wrote its credential into the workspace: the run needs a human "
+            f"(exit 2, or exit 1 with the manifest saying so), got exit {run.exit_code} and "
+            f"outcome {outcome!r}\n{run.describe()}"
+        )
+        assert outcome == "needs_human" or manifest.get("error"), "exit 1 without an error"
+
+    @req("RFC2-EXIT-003")
     def test_exit_code_matches_manifest_outcome(self, holon_target: Target) -> None:
         for run in _all_runs(holon_target):
-            if run.manifest is None:
-                continue
-            outcome = run.manifest.get("outcome")
-            assert run.exit_code == EXIT_FOR.get(str(outcome)), (
+            if run.case == "probe-bad-output":
+                continue  # --output is a file: no manifest can be written there
+            outcome = _manifest(run).get("outcome")
+            assert run.exit_code in EXIT_FOR.get(str(outcome), set()), (
                 f"{run.case}: exit {run.exit_code} but manifest outcome {outcome!r}"
             )
 
@@ -169,10 +210,11 @@ class BaseHeadless(_Base):
     @req("RFC2-HEAD-003")
     @cap("needs_credentials")
     def test_fails_fast_without_credentials(
-        self, holon_target: Target, record_property: Any
+        self, holon_target: Target, request: pytest.FixtureRequest
     ) -> None:
         run = holon_target.run("no-credentials")
-        record_property("holon_seconds", f"{run.seconds:.2f}")
+        # user_properties, not the record_property fixture (it warns under JUnit xunit2).
+        request.node.user_properties.append(("holon_seconds", f"{run.seconds:.2f}"))
         manifest = _manifest(run)
         assert (run.exit_code, manifest.get("outcome")) == (1, "failure"), run.describe()
         assert run.model_requests == 0, "the engine called the model without credentials"
@@ -235,7 +277,7 @@ class BasePatch(_Base):
 
     @req("RFC2-RUN-008")
     def test_changes_are_not_applied_back(self, holon_target: Target) -> None:
-        for run in _cases(holon_target, ("success", "success-pty")):
+        for run in _cases(holon_target, TASK_CASES):
             assert run.refs_before == run.refs_after, f"{run.case}: the agent moved git refs"
 
 

@@ -1,8 +1,10 @@
 """Deliberately broken adapters: the suite's self-test (load with ``HOLON_PLUGINS``).
 
 ``HOLON_PLUGINS=holon_conformance.suite.broken`` registers them next to the real ones; each
-is the built-in replay engine with exactly one contract violation, and :data:`TARGETS` says
-which requirement the suite must report FAIL for it. They are never loaded by default.
+is the built-in replay engine (one wraps the real Claude Code, driven through the scripted
+model server) with exactly one contract violation, and :data:`TARGETS` says which rows the
+suite must report FAIL for it. :data:`EXPECTED` is every row that is not a pass, exactly.
+They are never loaded by default.
 """
 
 from __future__ import annotations
@@ -11,33 +13,57 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+import urllib.request
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from holon_core._version import __version__
+from holon_core.adapter import Capabilities, EngineAdapter
 from holon_core.builtin.replay import ReplayEngine, ReplayParser
+from holon_core.checks import Check
 from holon_core.events import Event
 from holon_core.hookspecs import hookimpl
 
 if TYPE_CHECKING:
     from holon_core.adapter import (
-        EngineAdapter,
+        EngineReport,
         EventParser,
         LaunchPlan,
         RunContext,
     )
 
-#: Broken adapter -> the requirement the suite must fail it on.
+_F = "FAIL"
+#: Broken adapter -> every row the suite must not pass, with its outcome (all others PASS,
+#: supported or N/A). A MAY row is never FAIL: a broken probe mode reads ``absent``.
+EXPECTED: dict[str, dict[str, str]] = {
+    "broken-writes-input": {"RFC2-IN-001": _F},
+    "broken-writes-home": {"RFC2-OUT-001": _F, "RFC2-OUT-003": _F},
+    "broken-writes-tmp": {"RFC2-OUT-001": _F, "RFC2-OUT-003": _F},
+    "broken-exit0-on-failure": {"RFC2-EXIT-002": _F},
+    "broken-hides-needs-human": {"RFC2-EXIT-003": _F},
+    "broken-leaves-daemon": {"HOLON-PROC-001": _F},
+    "broken-needs-tty": {"RFC2-HEAD-001": _F},
+    "broken-prompts": {"RFC2-HEAD-002": _F},
+    "broken-ignores-missing-credentials": {"RFC2-HEAD-003": _F},
+    "broken-no-manifest": {"RFC2-OUT-004": _F},
+    "broken-dirties-workspace": {"HOLON-PATCH-001": _F},
+    "broken-reads-user-env": {"HOLON-HERM-001": _F},
+    "broken-passes-env": {"HOLON-HERM-001": _F, "HOLON-SEC-001": _F},
+    "broken-dumps-env": {"HOLON-SEC-001": _F},
+    "broken-probe-calls-model": {"RFC2-PROBE-001": "absent"},
+    "broken-probe-always-ready": {"RFC2-PROBE-002": _F},
+    "broken-probe-not-ready": {
+        "RFC2-PROBE-001": "absent",
+        "RFC2-PROBE-003": _F,
+        "RFC2-PROBE-004": _F,
+    },
+    "broken-claude-commits": {"RFC2-RUN-008": _F},
+}
+#: Broken adapter -> the requirement it was written to break.
 TARGETS = {
-    "broken-writes-input": "RFC2-IN-001",
-    "broken-writes-home": "RFC2-OUT-003",
-    "broken-exit0-on-failure": "RFC2-EXIT-002",
-    "broken-leaves-daemon": "HOLON-PROC-001",
-    "broken-needs-tty": "RFC2-HEAD-001",
-    "broken-prompts": "RFC2-HEAD-002",
-    "broken-no-manifest": "RFC2-OUT-004",
-    "broken-dirties-workspace": "HOLON-PATCH-001",
-    "broken-reads-user-env": "HOLON-HERM-001",
+    name: next((r for r, o in rows.items() if o == _F), next(iter(rows)))
+    for name, rows in EXPECTED.items()
 }
 
 
@@ -167,9 +193,181 @@ class ReadsUserEnv(_Broken):
         return plan
 
 
+class WritesTmp(_Broken):
+    """Its engine keeps a scratch file in the shared /tmp (hard-coded, ignoring TMPDIR) for a
+    moment and removes it again: only tracing the run's processes can see it."""
+
+    name = "broken-writes-tmp"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        plan = super().launch(run)
+        scratch = 'f=$(mktemp /tmp/broken-engine.XXXXXX) && echo cache > "$f" && rm -f "$f"'
+        plan.argv = ["sh", "-c", f'{scratch}; exec "$@"', "sh", *plan.argv]
+        return plan
+
+
+class _HidesNeedsHumanParser(ReplayParser):
+    def handle(self, raw: dict[str, Any]) -> list[Event]:
+        events = super().handle(raw)
+        if self.report.declared_outcome == "needs_human":
+            self.report.declared_outcome = "success"  # the bug: review requests dropped
+        return events
+
+
+class HidesNeedsHuman(_Broken):
+    """Its parser drops the engine's request for human review: such runs exit 0."""
+
+    name = "broken-hides-needs-human"
+
+    def event_parser(self, run: RunContext) -> EventParser:
+        return _HidesNeedsHumanParser()
+
+
+class _WithCredential(_Broken):
+    """A replay engine that declares a credential, as an API-backed engine would."""
+
+    capabilities = Capabilities(session_id=True, needs_credentials=True)
+    credential_env: ClassVar[tuple[str, ...]] = ("BROKEN_API_KEY",)
+
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        return [*super().preflight(env), *EngineAdapter.preflight(self, env)]
+
+
+class IgnoresMissingCredentials(_WithCredential):
+    """Replaces the preflight and never checks its credential: without it the run goes on."""
+
+    name = "broken-ignores-missing-credentials"
+
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        return [Check(name="engine_binary", ok=True, detail=f"{sys.executable} (replay)")]
+
+
+class DumpsEnv(_WithCredential):
+    """On a failed run it leaves a debugging dump of its environment in the output dir."""
+
+    name = "broken-dumps-env"
+
+    def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
+        if report.is_error:
+            dump = "".join(f"{k}={v}\n" for k, v in sorted(run.env.items()))
+            (run.output_dir / "debug-env.txt").write_text(dump, encoding="utf-8")
+        return super().manifest_metadata(run, report)
+
+
+class PassesEnv(_Broken):
+    """Hands its engine holon-agent's whole environment instead of named variables."""
+
+    name = "broken-passes-env"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        plan = super().launch(run)
+        plan.env = {**os.environ, **plan.env}
+        return plan
+
+
+def _probing() -> bool:
+    return "--probe" in sys.argv
+
+
+class ProbeCallsModel(_Broken):
+    """Checks readiness by calling the model during --probe (the engine must not be invoked)."""
+
+    name = "broken-probe-calls-model"
+    model_api = "anthropic-messages"
+    passthrough_env: ClassVar[tuple[str, ...]] = ("BROKEN_MODEL_URL",)
+
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        return {"BROKEN_MODEL_URL": base_url}
+
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        if _probing() and env.get("BROKEN_MODEL_URL"):
+            body = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+            request = urllib.request.Request(
+                f"{env['BROKEN_MODEL_URL']}/v1/messages",
+                data=json.dumps(body).encode(),
+                headers={"content-type": "application/json", "x-api-key": "k"},
+            )
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                answer.read()
+        return super().preflight(env)
+
+
+class ProbeAlwaysReady(_Broken):
+    """Its --probe answers "ready" without looking at the spec or the output dir."""
+
+    name = "broken-probe-always-ready"
+
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        if _probing():
+            output = Path(sys.argv[sys.argv.index("--output") + 1])
+            if output.is_dir():
+                manifest = {
+                    "status": "completed",
+                    "outcome": "success",
+                    "duration": "0.0s",
+                    "artifacts": ["manifest.json"],
+                    "metadata": {
+                        "agent": "holon-agent",
+                        "holon_version": __version__,
+                        "mode": "probe",
+                    },
+                }
+                (output / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+            sys.stdout.flush()
+            os._exit(0)
+        return super().preflight(env)
+
+
+class ProbeNotReady(_Broken):
+    """Its preflight fails under --probe (a check that only works inside a run)."""
+
+    name = "broken-probe-not-ready"
+
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        checks = super().preflight(env)
+        if _probing():
+            checks.append(Check(name="session", ok=False, detail="no run in progress"))
+        return checks
+
+
+def _claude_commits() -> EngineAdapter | None:
+    """Claude Code (the real CLI, through the scripted model server) that commits its work
+    to the workspace's branch when it is done: applying changes back, implicitly."""
+    try:
+        from holon_adapter_claude.adapter import ClaudeAdapter
+    except ImportError:
+        return None
+
+    class ClaudeCommits(ClaudeAdapter):
+        name = "broken-claude-commits"
+        distribution = "holon-conformance"
+
+        def launch(self, run: RunContext) -> LaunchPlan:
+            plan = super().launch(run)
+            commit = (
+                "git add -A >/dev/null 2>&1; git -c user.name=engine -c user.email=e@x "
+                "commit -qm 'engine work' >/dev/null 2>&1"
+            )
+            plan.argv = ["sh", "-c", f'"$@"; rc=$?; {commit}; exit $rc', "sh", *plan.argv]
+            return plan
+
+    return ClaudeCommits()
+
+
 @hookimpl
 def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
+    claude = _claude_commits()
+    if claude is not None:
+        register(claude)
     for cls in (
+        WritesTmp,
+        HidesNeedsHuman,
+        IgnoresMissingCredentials,
+        DumpsEnv,
+        PassesEnv,
+        ProbeCallsModel,
+        ProbeAlwaysReady,
+        ProbeNotReady,
         WritesInput,
         WritesHome,
         Exit0OnFailure,

@@ -71,6 +71,17 @@ _V01_ARTIFACTS = {
     }
 }
 _FINAL_TURNS: list[dict[str, Any]] = [{"final": {"text": "Nothing to do."}}]
+#: ``{secret}`` is replaced with the adapter's credential value before the run.
+_LEAK_TURNS: list[dict[str, Any]] = [
+    {"write_file": {"path": "deploy.env", "content": "TOKEN={secret}\n"}},
+    {"final": {"text": "Saved the deploy token."}},
+]
+#: An offline engine without credentials declares it instead (replay's ``needs_human``).
+_LEAK_REPLAY: list[dict[str, Any]] = [
+    {"write": {"path": "deploy.env", "content": "TOKEN={secret}\n"}},
+    {"say": "Saved the deploy token; a human should review it."},
+    {"outcome": "needs_human"},
+]
 _FINAL_REPLAY: list[dict[str, Any]] = [{"say": "Nothing to do."}, {"outcome": "success"}]
 
 CASES: dict[str, Case] = {
@@ -98,6 +109,8 @@ CASES: dict[str, Case] = {
             {"output": {"artifacts": [{"path": "report.json", "required": True}]}},
         ),
         Case("no-credentials", _FINAL_TURNS, _FINAL_REPLAY, no_credentials=True),
+        # The engine writes its own credential into the workspace: the change needs a human.
+        Case("needs-human", _LEAK_TURNS, _LEAK_REPLAY),
         Case("probe", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",)),
         Case("probe-no-spec", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",), no_spec=True),
         Case(

@@ -3,8 +3,10 @@
 Before and after each run the harness records what the contract constrains: hashes of the
 input dir, the workspace's git refs, new files in a sentinel HOME, a sentinel TMPDIR, the task
 root and ``/tmp``, and processes left alive (the test process is a child subreaper, so even
-``setsid`` daemons come back to it). Several checks read one run: a run is cached per
-(adapter, case), because the checks look at different, independent facts of the same run.
+``setsid`` daemons come back to it). Where ``strace`` works, the run's process tree is traced
+(:mod:`trace`): paths it created in the shared ``/tmp`` and every environment a program of
+the run was started with are attributed to the run itself. Several checks read one run: a
+run is cached per (adapter, case), because the checks look at different facts of it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from holon_conformance.suite import canary
+from holon_conformance.suite import canary, trace
 from holon_conformance.suite.cases import CASES, CONTEXT, WORKSPACE, Case
 
 if TYPE_CHECKING:
@@ -34,6 +36,13 @@ if TYPE_CHECKING:
 RUN_TIMEOUT = 120.0
 #: Variables of the test process that reach holon-agent (everything else is set explicitly).
 PASSED = ("PATH", "LANG", "HOLON_PLUGINS", "HOLON_LOAD_PLUGINS", "HOLON_DISABLE_PLUGINS")
+#: Unrelated secrets in holon-agent's environment: none may reach the engine, its tools, a
+#: model request or the output (HOLON-HERM-001, HOLON-SEC-001).
+PLANTED_SECRETS = {
+    "AWS_SECRET_ACCESS_KEY": "HOLONPLANTED-aws-wJalrXUtnFEMI-K7MDENG-bPxRfiCY",
+    "GITHUB_TOKEN": "ghp_HOLONPLANTEDgithubtoken0123456789abcdef",
+    "ACME_DEPLOY_TOKEN": "HOLONPLANTED-custom-acme-deploy-7c1e",
+}
 
 
 @dataclass
@@ -54,8 +63,13 @@ class RunRecord:
     prompt_seen: str | None = None
     input_changed: list[str] = field(default_factory=list)
     outside_writes: list[str] = field(default_factory=list)
-    #: New entries in the shared /tmp during the run: attributable only on a quiet machine.
+    #: New entries in the shared /tmp during the run (snapshot: maybe other processes').
     tmp_new: list[str] = field(default_factory=list)
+    #: Paths the run's own processes created in the shared /tmp (None: not traced).
+    tmp_created: list[str] | None = None
+    #: (pid, program, environment) of every program the run started (None: not traced).
+    execs: list[tuple[int, str, dict[str, str]]] | None = None
+    agent_pid: int | None = None
     refs_before: str = ""
     refs_after: str = ""
     leftovers: list[str] = field(default_factory=list)
@@ -82,8 +96,8 @@ class Target:
         self.runs: dict[str, RunRecord] = {}
         self.engine_version: str | None = None
         self.engine_error: str | None = None
-        #: Count new /tmp entries as violations (``--holon-strict-tmp``; CI containers).
-        self.strict_tmp = False
+        #: Writes to the shared /tmp are RFC2-OUT-003 failures (``--holon-lenient-tmp``: warnings).
+        self.strict_tmp = True
         self._locate_engine()
 
     def _locate_engine(self) -> None:
@@ -173,7 +187,6 @@ def prepare_task(target: Target, case: Case) -> tuple[Path, Path, Path, Path]:
         spec_extra=case.spec_extra,
         context=dict(CONTEXT),
     )
-    (root / "replay.yaml").write_text(yaml.safe_dump(case.replay, sort_keys=False), "utf-8")
     if case.no_spec:
         task.spec.unlink()
     output = task.output
@@ -196,7 +209,18 @@ def run_case(target: Target, case: Case) -> RunRecord:
     scenario = parse_scenario({"turns": case.turns}, f"conformance-{case.name}")
     with ScriptedProvider(scenario, workdir=str(workspace)) as provider:
         endpoint = target.adapter.endpoint_env(provider.url)
-        env = agent_base_env() | endpoint
+        # Credentials the endpoint does not supply (an offline engine's) get a fake value.
+        endpoint |= {
+            name: f"holon-conformance-fake-{name.lower()}"
+            for name in target.adapter.credential_env
+            if not any(n in endpoint for n in target.adapter.credential_env)
+        }
+        secret = next((v for k, v in endpoint.items() if k in target.adapter.credential_env), "")
+        turns = json.loads(json.dumps(case.turns).replace("{secret}", secret))
+        provider.set_scenario(parse_scenario({"turns": turns}, f"conformance-{case.name}"))
+        replay = json.loads(json.dumps(case.replay).replace("{secret}", secret))
+        (root / "replay.yaml").write_text(yaml.safe_dump(replay, sort_keys=False), "utf-8")
+        env = agent_base_env() | PLANTED_SECRETS | endpoint
         env |= {"HOME": str(root / "home"), "TMPDIR": str(root / "tmp")}
         env |= {"HOLON_REPLAY_SCRIPT": str(root / "replay.yaml"), "HOLON_TIMEOUT": "90"}
         env["HOLON_SILENCE_TIMEOUT"] = "60"
@@ -218,6 +242,7 @@ def run_case(target: Target, case: Case) -> RunRecord:
         record.leftovers = leftovers(pids_before, grace=1.5)
         record.model_requests = len(provider.turn_requests())
         record.requests = [request.to_json() for request in provider.requests]
+    _read_trace(record, root)
     record.root, record.output_dir, record.workspace = root, output, workspace
     record.secrets, record.planted = secrets, planted
     after_inputs = _snapshot(input_dir)
@@ -237,6 +262,20 @@ def run_case(target: Target, case: Case) -> RunRecord:
     return record
 
 
+def _read_trace(record: RunRecord, root: Path) -> None:
+    if not (root / "trace").is_dir():
+        return
+    found = trace.read_trace(root / "trace" / "run")
+    # The agent is the process that executed exactly our command line.
+    agents = [pid for pid, _, argv, _ in found.execs if argv == record.argv]
+    record.agent_pid = agents[0] if agents else record.agent_pid
+    if record.agent_pid in found.exit_codes:
+        record.exit_code = found.exit_codes[record.agent_pid]
+    tmp = Path(tempfile.gettempdir()).resolve()
+    record.tmp_created = found.created_under(tmp, root.resolve())
+    record.execs = [(p, prog, env) for p, prog, _, env in found.execs if p != record.agent_pid]
+
+
 def _outside_writes(root: Path, planted: set[Path]) -> list[str]:
     """New files in the sentinel HOME and TMPDIR, and beside the task's own directories.
 
@@ -245,7 +284,7 @@ def _outside_writes(root: Path, planted: set[Path]) -> list[str]:
     """
     known = planted | {parent for path in planted for parent in path.parents}
     found = [str(p) for d in ("home", "tmp") for p in sorted((root / d).rglob("*"))]
-    expected = {"task", "home", "tmp", "replay.yaml"}
+    expected = {"task", "home", "tmp", "replay.yaml", "trace"}
     found += [str(p) for p in sorted(root.iterdir()) if p.name not in expected]
     task_expected = {"input", "workspace", "output", "state"}
     found += [str(p) for p in sorted((root / "task").iterdir()) if p.name not in task_expected]
@@ -270,10 +309,18 @@ def _read_manifest(record: RunRecord) -> None:
     record.manifest = data
 
 
+def _traced(argv: list[str], root: Path) -> tuple[list[str], bool]:
+    if trace.strace_binary() is None:
+        return argv, False
+    (root / "trace").mkdir()
+    return trace.traced_argv(argv, root / "trace" / "run"), True
+
+
 def _run_pipes(case: Case, argv: list[str], env: dict[str, str], root: Path) -> RunRecord:
     """stdin closed (/dev/null), no controlling terminal (own session), output captured."""
+    command, traced = _traced(argv, root)
     proc = subprocess.Popen(
-        argv,
+        command,
         env=env,
         cwd=root,
         stdin=subprocess.DEVNULL,
@@ -281,17 +328,25 @@ def _run_pipes(case: Case, argv: list[str], env: dict[str, str], root: Path) -> 
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    agent = trace.agent_pid(proc.pid) if traced else proc.pid
     timed_out = False
-    try:
-        out, _ = proc.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while True:
+        try:
+            out, _ = proc.communicate(timeout=0.2)
+            break
+        except subprocess.TimeoutExpired:
+            if traced:
+                trace.detach_when_done(proc.pid, agent)
+            if time.monotonic() > deadline:
+                timed_out = True
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                out, _ = proc.communicate()
+                break
     text = out.decode("utf-8", errors="replace")
     record = RunRecord(case.name, argv, proc.returncode, text, 0.0, root, root, root)
-    record.timed_out = timed_out
+    record.timed_out, record.agent_pid = timed_out, agent
     return record
 
 
@@ -306,9 +361,12 @@ def _run_pty(case: Case, argv: list[str], env: dict[str, str], root: Path) -> Ru
     """The same run with a pseudo-terminal as stdin/stdout/stderr: it must never ask anything."""
     import pexpect
 
+    command, traced = _traced(argv, root)
     child = pexpect.spawn(
-        argv[0], argv[1:], env=env, cwd=str(root), encoding="utf-8", codec_errors="replace"
+        command[0], command[1:], env=env, cwd=str(root), encoding="utf-8", codec_errors="replace"
     )
+    tracer = int(child.pid or 0)  # pexpect sets it once spawned
+    agent = trace.agent_pid(tracer) if traced else tracer
     chunks: list[str] = []
     prompt: str | None = None
     timed_out = False
@@ -323,6 +381,8 @@ def _run_pty(case: Case, argv: list[str], env: dict[str, str], root: Path) -> Ru
             break
         if index == 1:
             break
+        if traced:
+            trace.detach_when_done(tracer, agent)
         if time.monotonic() > deadline:
             timed_out = True
             break
@@ -331,7 +391,7 @@ def _run_pty(case: Case, argv: list[str], env: dict[str, str], root: Path) -> Ru
     child.close(force=True)
     exit_code = child.exitstatus if child.exitstatus is not None else None
     record = RunRecord(case.name, argv, exit_code, "".join(chunks), 0.0, root, root, root)
-    record.prompt_seen, record.timed_out = prompt, timed_out
+    record.prompt_seen, record.timed_out, record.agent_pid = prompt, timed_out, agent
     return record
 
 

@@ -11,13 +11,14 @@ requests (tool results go back to the model) and the output directory (evidence)
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 import pytest
 
 from holon_conformance.suite import canary
 from holon_conformance.suite.cases import ENV_DUMP_SEEN
-from holon_conformance.suite.harness import RunRecord, Target
+from holon_conformance.suite.harness import PLANTED_SECRETS, RunRecord, Target
 from holon_conformance.suite.marks import CheckBase, req
 
 #: ``NAME=marker`` as ``env`` prints it (every planted name is upper case, so a JSON-escaped
@@ -80,3 +81,32 @@ class BaseHermetic(CheckBase):
         run = _planted_run(holon_target)
         changed = [str(p) for p, before in run.planted.items() if canary.digest(Path(p)) != before]
         assert not changed, f"the run changed the user's own config files: {changed}"
+
+    @req("HOLON-HERM-001")
+    def test_unrelated_secrets_never_reach_the_engine(self, holon_target: Target) -> None:
+        """holon-agent runs with AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN and a custom secret in its
+        environment: no program of the run is started with them, no tool prints them, no
+        model request carries them."""
+        run = _planted_run(holon_target)
+        values = PLANTED_SECRETS
+        leaks: list[str] = []
+        texts = {f"request {i + 1}": t for i, t in enumerate(run.requests)}
+        texts |= {f"output {name}": text for name, text in _output_texts(run).items()}
+        if not any(ENV_DUMP_SEEN in text for text in texts.values()):
+            pytest.fail(f"the shell step's `env` output was recorded nowhere\n{run.describe()}")
+        for where, text in texts.items():
+            leaks += [f"{where}: {name}" for name, value in values.items() if value in text]
+        if run.execs is None:
+            warnings.warn(
+                "strace is unavailable: the environments of the engine's own processes were "
+                "not verified (only its tools' `env` output and the model requests)",
+                stacklevel=1,
+            )
+        for pid, program, env in run.execs or ():
+            found = [n for n, v in values.items() if n in env or v in env.values()]
+            if found:
+                leaks.append(f"{program} (pid {pid}) started with {', '.join(found)}")
+        assert not leaks, (
+            "secrets from holon-agent's environment that no adapter asked for reached the "
+            f"engine: {sorted(set(leaks))[:12]}"
+        )
