@@ -31,6 +31,13 @@ from holon_core.workspace._git import git_binary, git_env
 
 EXIT_FOR_OUTCOME = {"success": 0, "failure": 1, "needs_human": 2}
 STATUSES = ("completed", "failed", "running")
+#: Why ``holon run`` distrusts a result (``Problem.code``), documented in docs/manifest.md.
+PROBLEM_CODES = (
+    "missing_manifest",
+    "invalid_manifest",
+    "missing_artifacts",
+    "patch_does_not_apply",
+)
 _MAX_ERRORS = 5
 _DURATION = re.compile(r"^\d+(\.\d+)?s$")
 #: Config a user's repository may set that would make ``git apply`` rewrite the change.
@@ -44,7 +51,7 @@ _EXACT = (
 class Problem:
     """Why the run's result cannot be trusted; ``code`` is stable for machines."""
 
-    code: str  # missing_manifest | invalid_manifest | missing_artifacts | patch_does_not_apply
+    code: str  # one of PROBLEM_CODES
     message: str
 
 
