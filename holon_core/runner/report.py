@@ -55,8 +55,9 @@ class RunResult:
 
     def explanation(self) -> tuple[str | None, str | None]:
         """``(error, detail)``: a failure has an error, any other outcome at most a detail."""
-        if self.outcome == "failure":
-            return self.error, self.detail
+        if self.outcome == "failure":  # other agents may leave error out (v0.1 did)
+            why = f" ({self.reason})" if self.reason else ""
+            return self.error or f"the agent reported failure{why} without an error", self.detail
         return None, self.detail or self.error or self._manifest_detail()
 
     def _manifest_detail(self) -> str | None:

@@ -77,6 +77,7 @@ def test_v01_manifest_shapes_are_judged_by_the_contract(tmp_path: Path, mode: st
         assert result["error"] == "Error: the model refused"
     else:
         assert any("no artifacts list" in w for w in result["warnings"])
+        assert result["error"] == "the agent reported failure without an error"
 
 
 @pytest.mark.parametrize(
