@@ -37,6 +37,7 @@ REASON_CODES = (
     "missing_artifacts",
     "tool_failed",
     "secret_in_changes",
+    "workspace_modified",
     "needs_human",
     "reported_failure",
     "workspace_error",

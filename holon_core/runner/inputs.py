@@ -1,17 +1,22 @@
 """Build the agent's input directory (RFC-0002 section 4): spec, context, prompts, skills.
 
-Everything is copied, so the agent sees a self-contained, read-only-in-spirit input that a
-container runner could mount as is; ``spec.yaml`` is copied byte for byte.
+Everything is copied, so the agent sees a self-contained input that a container runner could
+mount as is; ``spec.yaml`` is copied byte for byte. Copies never leave the directory they come
+from, refuse special files and are capped (``copy_in.py``); once built, the input dir is made
+read-only and fingerprinted, so the runner can prove after the run that nothing changed it.
 """
 
 from __future__ import annotations
 
-import shutil
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from holon_core.errors import InputError
+from holon_core.runner.copy_in import Budget, copy_file, copy_tree
+from holon_core.workspace.verify import Fingerprint, take_fingerprint
 
 if TYPE_CHECKING:
     from holon_core.models.spec import Spec
@@ -37,7 +42,8 @@ def default_context(spec_path: Path) -> Path | None:
 def build_input(sources: InputSources, spec: Spec, input_dir: Path) -> list[Path]:
     """Fill ``input_dir``; return the copied skill directories to pass as ``--skill``."""
     input_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(sources.spec, input_dir / "spec.yaml")
+    budget = Budget()
+    copy_file(sources.spec, input_dir / "spec.yaml", budget)
     context = sources.context or default_context(sources.spec)
     if context is not None:
         if not context.is_dir():
@@ -45,7 +51,9 @@ def build_input(sources: InputSources, spec: Spec, input_dir: Path) -> list[Path
                 f"context directory {context} does not exist",
                 hint="pass an existing directory to --context",
             )
-        _copy_dir(context, input_dir / "context")
+        # The default context/ ships with the spec: it must not lead out of the spec's dir.
+        within = None if sources.context else sources.spec.parent
+        copy_tree(context, input_dir / "context", budget, within=within)
     for source, name in ((sources.system_prompt, "system.md"), (sources.user_prompt, "user.md")):
         if source is None:
             continue
@@ -55,13 +63,14 @@ def build_input(sources: InputSources, spec: Spec, input_dir: Path) -> list[Path
                 hint="pass an existing file to --system-prompt / --user-prompt",
             )
         (input_dir / "prompts").mkdir(exist_ok=True)
-        shutil.copyfile(source, input_dir / "prompts" / name)
-    _copy_spec_skills(spec, sources.spec.parent, input_dir)
-    return _copy_flag_skills(sources.skills, input_dir / "flag-skills")
+        copy_file(source, input_dir / "prompts" / name, budget)
+    _copy_spec_skills(spec, sources.spec.parent, input_dir, budget)
+    return _copy_flag_skills(sources.skills, input_dir / "flag-skills", budget)
 
 
-def _copy_spec_skills(spec: Spec, spec_dir: Path, input_dir: Path) -> None:
-    """Relative skill references in the spec resolve against the spec's directory."""
+def _copy_spec_skills(spec: Spec, spec_dir: Path, input_dir: Path, budget: Budget) -> None:
+    """Relative skill references in the spec resolve against the spec's directory (and stay
+    inside it: a skill shipped with a spec cannot link out of the spec's directory)."""
     for ref in spec.metadata.skills:
         rel = Path(ref)
         if rel.is_absolute() or ".." in rel.parts:
@@ -70,11 +79,11 @@ def _copy_spec_skills(spec: Spec, spec_dir: Path, input_dir: Path) -> None:
             source = spec_dir / base / rel
             target = input_dir / base / rel
             if (source / "SKILL.md").is_file() and not target.exists():
-                _copy_dir(source, target)
+                copy_tree(source, target, budget, within=spec_dir)
                 break
 
 
-def _copy_flag_skills(skills: list[Path], dest: Path) -> list[Path]:
+def _copy_flag_skills(skills: list[Path], dest: Path, budget: Budget) -> list[Path]:
     copied: list[Path] = []
     for index, source in enumerate(skills, start=1):
         if not (source / "SKILL.md").is_file():
@@ -83,11 +92,38 @@ def _copy_flag_skills(skills: list[Path], dest: Path) -> list[Path]:
                 hint="pass a directory containing SKILL.md to --skill",
             )
         target = dest / f"{index:02d}-{source.resolve().name}"
-        _copy_dir(source, target)
+        copy_tree(source, target, budget)
         copied.append(target)
     return copied
 
 
-def _copy_dir(source: Path, target: Path) -> None:
-    """Symlinks are followed so the copy stands alone (no links back into the host)."""
-    shutil.copytree(source, target, symlinks=False, ignore_dangling_symlinks=True)
+def lock_input(input_dir: Path) -> Fingerprint:
+    """Make the built input read-only (RFC-0003 4.1: the input is read-only to the agent) and
+    fingerprint it, so a change by an engine that chmods it back is still caught."""
+    _chmod_tree(input_dir, files=~0o222, dirs=~0o222)
+    return take_fingerprint(input_dir, git=False)
+
+
+def unlock_input(input_dir: Path) -> None:
+    """After the run: directories writable again (so the run dir can be removed); files stay
+    read-only."""
+    _chmod_tree(input_dir, files=~0, dirs=~0, add=stat.S_IRWXU)
+
+
+def _chmod_tree(top: Path, *, files: int, dirs: int, add: int = 0) -> None:
+    for dirname, dirnames, filenames in os.walk(top, topdown=False):
+        dirpath = Path(dirname)
+        for name in filenames:
+            path = dirpath / name
+            st = path.lstat()
+            if stat.S_ISREG(st.st_mode):
+                path.chmod(stat.S_IMODE(st.st_mode) & files)
+        for name in dirnames:
+            _chmod_dir(dirpath / name, dirs, add)
+    _chmod_dir(top, dirs, add)
+
+
+def _chmod_dir(path: Path, keep: int, add: int) -> None:
+    st = path.lstat()
+    if stat.S_ISDIR(st.st_mode):
+        path.chmod((stat.S_IMODE(st.st_mode) & keep) | add)

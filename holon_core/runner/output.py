@@ -1,22 +1,29 @@
 """An empty output directory for every run (RFC-0002 section 4: the runner MUST clear it).
 
-A user-chosen ``--output`` that already holds files is cleared only when it looks like an
-earlier holon output (it has ``manifest.json``); anything else is refused, because deleting a
-user's unrelated files to make room for a record would be far worse than asking.
+A user-chosen ``--output`` that already holds files is cleared only when holon marked it as its
+own output (a regular file ``.holon-owned``, written by ``holon run`` or ``holon-agent``).
+Holding a ``manifest.json`` proves nothing (a web extension has one), and deleting a user's
+files to make room for a record would be far worse than asking.
 """
 
 from __future__ import annotations
 
-import shutil
+import json
 import stat
-from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
+from holon_core.agent.output_dir import MARKER
 from holon_core.errors import InputError
+from holon_core.files import HeldDir
+from holon_core.runner.layout import make_parents, open_up
+
+_SHOWN = 5
 
 
-def prepare_output(output: Path, workspace: Path) -> None:
-    """Create ``output`` or empty an earlier holon output there; refuse anything else."""
+def prepare_output(output: Path, workspace: Path) -> list[Path]:
+    """Create ``output`` or empty an earlier holon output there, and mark it as holon's;
+    refuse anything else. Returns the directories it created (outermost first)."""
     output, workspace = output.absolute(), workspace.resolve()
     resolved = output.resolve()
     if resolved == workspace or workspace.is_relative_to(resolved):
@@ -29,33 +36,50 @@ def prepare_output(output: Path, workspace: Path) -> None:
             f"output path {output} exists and is not a directory",
             hint="pass --output DIR naming a new or an earlier holon output directory",
         )
-    if output.is_dir() and any(output.iterdir()):
-        if not (output / "manifest.json").is_file():
-            raise InputError(
-                f"output directory {output} is not empty and holds no manifest.json, "
-                "so it does not look like an earlier holon output; refusing to delete its files",
-                hint="pass a new or empty directory to --output",
-            )
-        _empty(output)
+    created: list[Path] = []
     try:
-        output.mkdir(parents=True, exist_ok=True)
+        if output.is_dir():
+            _refuse_foreign(output)
+        else:
+            created = make_parents(output)
+        held = HeldDir.open(output)
     except OSError as exc:
         raise InputError(
-            f"cannot create output directory {output}: {exc.strerror or exc}",
+            f"cannot use output directory {output}: {exc.strerror or exc}",
             hint="pass a writable --output DIR",
         ) from exc
+    try:
+        held.restore_access()
+        for name in sorted(p.name for p in held.view.iterdir()):
+            _make_writable_below(held, name)
+            held.remove(name)
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        held.write_atomic(MARKER, json.dumps({"owner": "holon run", "created": stamp}) + "\n")
+    except OSError as exc:
+        raise InputError(
+            f"cannot empty output directory {output}: {exc.strerror or exc}",
+            hint="remove its contents yourself or pass a new --output DIR",
+        ) from exc
+    finally:
+        held.close()
+    return created
 
 
-def _empty(directory: Path) -> None:
-    for child in directory.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child, onerror=_make_writable)
-        else:
-            child.unlink()
+def _refuse_foreign(output: Path) -> None:
+    names = sorted(p.name for p in output.iterdir())
+    if not names:
+        return
+    marker = (output / MARKER).lstat() if MARKER in names else None
+    if marker is not None and stat.S_ISREG(marker.st_mode):
+        return
+    shown = ", ".join(names[:_SHOWN]) + (f" and {len(names) - _SHOWN} more" * (len(names) > _SHOWN))
+    raise InputError(
+        f"output directory {output} is not empty ({shown}) and has no {MARKER} marker, so holon "
+        "did not make it; refusing to delete its files",
+        hint="pass a new or empty directory to --output (holon marks its own with "
+        f"{MARKER}; remove an old output's files yourself)",
+    )
 
 
-def _make_writable(func: Callable[[str], object], path: str, _exc: object) -> None:
-    """Engines leave read-only directories behind; open them up and retry once."""
-    parent = Path(path).parent
-    parent.chmod(parent.stat().st_mode | stat.S_IRWXU)
-    func(path)
+def _make_writable_below(held: HeldDir, name: str) -> None:
+    open_up(held.view / name)

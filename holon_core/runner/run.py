@@ -1,8 +1,10 @@
 """``holon run``: one task on this machine, against a snapshot, judged before it is trusted.
 
-spec -> run dir -> empty output -> input dir -> snapshot -> holon-agent (separate process,
-own HOME, contract env only) -> validation -> optional apply to the original -> cleanup.
-The user's workspace is only ever read, except by ``--apply`` after every check passed.
+spec -> run dir -> empty output -> input dir (read-only) -> fingerprint of the workspace ->
+snapshot -> holon-agent (separate process, own HOME, contract env only) -> verification of the
+workspace and the input -> validation -> optional apply to the original -> cleanup.
+The user's workspace is only ever read, except by ``--apply`` after every check passed; a run
+during which it (or the input) changed ends ``needs_human`` (``workspace_modified``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from holon_core.errors import HolonError, InputError
 from holon_core.models.spec import Spec
 from holon_core.plugins import load_plugins
 from holon_core.runner.agent_env import agent_command, agent_env
-from holon_core.runner.inputs import InputSources, build_input
-from holon_core.runner.layout import RunLayout, default_runs_dir, new_layout
+from holon_core.runner.inputs import InputSources, build_input, lock_input, unlock_input
+from holon_core.runner.layout import RunLayout, default_runs_dir, new_layout, register
 from holon_core.runner.output import prepare_output
 from holon_core.runner.process import AgentExit, run_agent_process
 from holon_core.runner.progress import EventTail, Progress
@@ -32,6 +34,7 @@ from holon_core.runner.streams import write_safely
 from holon_core.runner.validate import Validation, apply_patch, validate_output
 from holon_core.spec_loader import load_spec
 from holon_core.workspace import Snapshot, make_snapshot, remove_snapshot
+from holon_core.workspace.verify import Fingerprint, changed_paths, describe, take_fingerprint
 
 
 @dataclass
@@ -82,7 +85,7 @@ def run_task(
                 hint="pass --workspace DIR (default .)",
             )
         output = options.output.expanduser().absolute() if options.output else None
-        layout = new_layout(options.runs_dir or default_runs_dir(env), output)
+        layout = new_layout(options.runs_dir or default_runs_dir(env), output, workspace)
         result = RunResult(layout.run_id, layout.root, workspace, layout.output)
         result.warnings = list(warnings)
         return _run(
@@ -99,13 +102,16 @@ def run_task(
         if stops.holding:
             raise
         kept = layout is not None and options.keep_snapshot and layout.root.exists()
-        if layout is not None and not kept:  # a user --output lives outside the run dir
-            shutil.rmtree(layout.root, ignore_errors=True)
+        if layout is not None and not kept:  # a refused run leaves nothing behind
+            layout.discard()
         raise _aborted(exc, warnings, layout.root if kept and layout else None) from exc
     except BaseException:
         if layout is not None and not stops.holding:  # after launch the record is kept
-            shutil.rmtree(layout.root, ignore_errors=True)
+            layout.discard()
         raise
+    finally:
+        if layout is not None:
+            layout.close()
 
 
 def _aborted(exc: BaseException, warnings: list[str], run_dir: Path | None) -> RunAborted:
@@ -131,12 +137,19 @@ def _run(
 ) -> RunResult:
     """Everything after the run dir exists; before launch, errors propagate to ``run_task``."""
     started = time.monotonic()
-    prepare_output(layout.output, result.workspace)
-    sources = InputSources(
-        spec_path, options.context, options.system_prompt, options.user_prompt, options.skills
-    )
-    skills = build_input(sources, spec, layout.input)
-    snapshot = make_snapshot(result.workspace, layout.snapshot)
+    made = prepare_output(layout.output, result.workspace)
+    try:
+        sources = InputSources(
+            spec_path, options.context, options.system_prompt, options.user_prompt, options.skills
+        )
+        skills = build_input(sources, spec, layout.input)
+        inputs = lock_input(layout.input)
+        original = take_fingerprint(result.workspace, [layout.output, layout.root])
+        snapshot = make_snapshot(result.workspace, layout.snapshot)
+    except BaseException:
+        _discard_output(made)
+        raise
+    register(layout, layout.snapshot.name)
     try:
         result.snapshot = {"path": str(snapshot.path), "kind": snapshot.kind, "kept": False}
         result.engine, engine_vars = _engine(options.engine, env, spec)
@@ -153,13 +166,14 @@ def _run(
         )
     except BaseException:
         if not options.keep_snapshot:
-            remove_snapshot(snapshot)
+            _remove_snapshot(layout, snapshot)
         raise
     # The agent has exited and been reaped: nothing touches the snapshot any more.
     result.duration_seconds = time.monotonic() - started
     keep_state = env.get("HOLON_KEEP_RUN_DIR") == "1"
     try:
-        _judge(result, spec, exited, options.apply and stops.received is None)
+        modified = _verify(original, inputs, layout.input)
+        _judge(result, spec, exited, options.apply and stops.received is None, modified)
     except (HolonError, OSError) as exc:  # the record is still written, and says why
         result.outcome, result.reason, result.exit_code = "failure", "runner_error", 1
         result.valid, result.error = False, f"cannot validate the result: {exc}"
@@ -170,8 +184,31 @@ def _run(
     result.snapshot["kept"] = options.keep_snapshot
     result.state_dir = layout.state if keep_state or options.keep_snapshot else None
     result.duration_seconds = time.monotonic() - started
-    layout.record.write_text(result.to_json(), encoding="utf-8")
+    layout.write_record(result.to_json())
     return result
+
+
+def _discard_output(made: list[Path]) -> None:
+    """A run refused before launch removes the output dirs it created: before the launch they
+    hold nothing but holon's marker."""
+    if made and not made[0].is_symlink():
+        shutil.rmtree(made[0], ignore_errors=True)
+
+
+def _verify(original: Fingerprint, inputs: Fingerprint, input_dir: Path) -> list[str]:
+    """What changed in the original workspace and in the input dir during the run."""
+    changes = [f"workspace: {change}" for change in changed_paths(original)]
+    changes += [f"input: {change}" for change in changed_paths(inputs)]
+    unlock_input(input_dir)
+    return changes
+
+
+def _remove_snapshot(layout: RunLayout, snapshot: Snapshot) -> None:
+    """Through the held run dir: a link or a foreign dir the engine put there is not followed."""
+    if layout.held is None:
+        remove_snapshot(snapshot)
+    else:
+        layout.remove_scratch(snapshot.path)
 
 
 def _isatty(stream: IO[str]) -> bool:
@@ -246,7 +283,9 @@ def _launch(
     return exited
 
 
-def _judge(result: RunResult, spec: Spec, exited: AgentExit, apply: bool) -> None:
+def _judge(
+    result: RunResult, spec: Spec, exited: AgentExit, apply: bool, modified: list[str]
+) -> None:
     result.agent_exit_code = exited.exit_code
     result.interrupted, result.timed_out = exited.interrupted, exited.timed_out
     check = validate_output(result.output_dir, spec, result.workspace, exited.exit_code)
@@ -270,6 +309,17 @@ def _judge(result: RunResult, spec: Spec, exited: AgentExit, apply: bool) -> Non
         result.outcome, result.reason = "failure", check.problems[0].code
         result.error = "; ".join(p.message for p in check.problems)
         result.exit_code = 1
+    if modified:
+        result.outcome, result.reason, result.exit_code = "needs_human", "workspace_modified", 2
+        result.error = None
+        result.detail = (
+            "the original workspace or the run's input changed during the run (the engine "
+            f"reached outside its snapshot): {describe(modified)}"
+        )
+        if apply:
+            result.applied = False
+            result.apply_error = "the original workspace changed during the run; not applied"
+        return
     if apply:
         _apply(result, check)
 
@@ -294,9 +344,8 @@ def _cleanup(layout: RunLayout, snapshot: Snapshot, *, keep: bool, keep_state: b
     with the engine's home), which the agent itself keeps for debugging under that knob."""
     if keep:
         return
-    remove_snapshot(snapshot)
+    _remove_snapshot(layout, snapshot)
     for path in layout.scratch():
         if path in (layout.snapshot, layout.state if keep_state else None):
             continue
-        if path.exists():
-            shutil.rmtree(path, ignore_errors=True)
+        layout.remove_scratch(path)

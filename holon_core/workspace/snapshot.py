@@ -80,7 +80,12 @@ def make_snapshot(source: Path, dest: Path) -> Snapshot:
 
 
 def remove_snapshot(snapshot: Snapshot) -> None:
-    """Delete the snapshot, including read-only files an engine may have left behind."""
+    """Delete the snapshot, including read-only files an engine may have left behind.
+
+    A link the engine put in the snapshot's place is removed, never followed."""
+    if snapshot.path.is_symlink():
+        snapshot.path.unlink()
+        return
     path = snapshot.path.resolve()
     if path == snapshot.source.resolve() or snapshot.source.resolve().is_relative_to(path):
         raise WorkspaceError(

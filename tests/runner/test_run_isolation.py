@@ -41,6 +41,7 @@ def test_original_untouched_and_output_fresh(
     spec = write_task(tmp_path / "task", steps)
     out = tmp_path / "out"
     (out / "evidence").mkdir(parents=True)
+    (out / ".holon-owned").write_text('{"owner": "holon run", "created": "earlier"}\n')
     (out / "manifest.json").write_text('{"from": "an earlier run"}')
     (out / "stale.txt").write_text("left by an earlier run\n")
     (out / "evidence" / "events.ndjson").write_text('{"type": "phase"}\n')
@@ -57,6 +58,7 @@ def test_original_untouched_and_output_fresh(
     manifest = assert_valid_manifest(json.loads((out / "manifest.json").read_text()))
     assert "from" not in manifest
     assert sorted(p.name for p in out.iterdir()) == [
+        ".holon-owned",
         "diff.patch",
         "evidence",
         "manifest.json",
@@ -97,8 +99,9 @@ def test_apply_brings_exactly_the_engine_change(tmp_path: Path, kind: str) -> No
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_patch_that_no_longer_applies_is_a_failure(tmp_path: Path, kind: str) -> None:
-    """The user edits the original while the engine works: the patch is refused, not forced."""
+def test_original_edited_during_the_run_is_not_applied(tmp_path: Path, kind: str) -> None:
+    """The original changes while the engine works (here the engine writes it, as a user's
+    edit would): the run needs a human and the patch is not forced onto the edited file."""
     ws = make_workspace(tmp_path / "ws", kind)
     steps: list[dict[str, Any]] = [
         {"write": {"path": "src/app.py", "content": "print('engine')\n"}},
@@ -111,10 +114,10 @@ def test_patch_that_no_longer_applies_is_a_failure(tmp_path: Path, kind: str) ->
         tmp_path, [str(spec), "--workspace", str(ws), "--engine", "replay", "--apply", "--json"]
     )
 
-    assert ran.exit_code == 1
+    assert ran.exit_code == 2
     result = ran.json
-    assert result["valid"] is False
-    assert [p["code"] for p in result["problems"]] == ["patch_does_not_apply"]
+    assert (result["outcome"], result["reason"]) == ("needs_human", "workspace_modified")
+    assert "workspace: src/app.py (modified)" in result["detail"]
     assert result["applied"] is False
     assert (ws / "src" / "app.py").read_text() == "user edit meanwhile\n"
     changed = {k for k in before if snapshot_tree(ws).get(k) != before[k]}

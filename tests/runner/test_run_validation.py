@@ -125,7 +125,7 @@ def test_unrelated_output_dir_is_refused_and_left_alone(tmp_path: Path) -> None:
     )
 
     assert ran.exit_code == 1
-    assert "not empty and holds no manifest.json" in ran.stderr
+    assert "has no .holon-owned marker" in ran.stderr
     assert "refusing to delete" in ran.stderr
     assert snapshot_tree(out) == before
     assert run_dirs(tmp_path) == []  # nothing half-made left behind
