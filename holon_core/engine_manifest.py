@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -42,11 +43,14 @@ def read_skill_manifest(output: Path) -> EngineManifest | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None  # absent, or a link/FIFO holon will replace anyway
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None  # a directory or device the engine made there: holon replaces it
     try:
         with os.fdopen(fd, "rb") as handle:
             raw = handle.read(MAX_ENGINE_MANIFEST + 1)
     except OSError:
-        return None  # a directory the engine made there: holon replaces it
+        return None
     if len(raw) > MAX_ENGINE_MANIFEST:
         return _refused(f"it is over {MAX_ENGINE_MANIFEST} bytes")
     try:

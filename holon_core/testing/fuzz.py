@@ -32,12 +32,15 @@ FUZZ = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
+#: Text that is also a hostile path or pattern (engines' ids end up in file names and globs).
+HOSTILE_TEXT = st.text(alphabet=st.sampled_from(list("*?[]/.\\-_a0\x00 \n")), max_size=12)
 _SCALARS = (
     st.none()
     | st.booleans()
     | st.integers(min_value=-(2**63), max_value=2**63)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=40)
+    | HOSTILE_TEXT
 )
 
 
@@ -139,8 +142,11 @@ def check_parser(
         return None
     assert isinstance(report, EngineReport)
     _check_events(report.late_events)
-    for text in (report.error, report.reason, report.final_text, report.session_id):
+    # these land in typed manifest fields: a list here would fail the record (internal_error)
+    texts = (report.error, report.reason, report.final_text, report.session_id, report.model)
+    for text in (*texts, report.engine_version):
         assert text is None or isinstance(text, str), text
+    assert report.turns is None or isinstance(report.turns, int), report.turns
     assert isinstance(report.tool_calls, int) and isinstance(report.tool_failures, int)
     return report
 

@@ -74,9 +74,9 @@ class ClaudeParser(JsonLinesParser):
 
     def _init(self, raw: dict[str, Any]) -> Event:
         report = self.report
-        report.session_id = raw.get("session_id") or report.session_id
-        report.model = raw.get("model") or report.model
-        report.engine_version = raw.get("claude_code_version") or report.engine_version
+        report.session_id = _text(raw.get("session_id")) or report.session_id
+        report.model = _text(raw.get("model")) or report.model
+        report.engine_version = _text(raw.get("claude_code_version")) or report.engine_version
         skills = raw.get("skills")
         report.skills_seen = {str(s) for s in skills} if isinstance(skills, list) else None
         report.extra["api_key_source"] = raw.get("apiKeySource")
@@ -176,7 +176,7 @@ class ClaudeParser(JsonLinesParser):
         subtype = str(raw.get("subtype") or "")
         is_error = raw.get("is_error")
         report.is_error = bool(is_error) if isinstance(is_error, bool) else subtype != "success"
-        report.session_id = raw.get("session_id") or report.session_id
+        report.session_id = _text(raw.get("session_id")) or report.session_id
         report.turns = _int(raw.get("num_turns"))
         report.final_text = str(raw.get("result") or "")
         report.usage = _usage(raw.get("usage"))
@@ -260,6 +260,11 @@ def _text_of(content: object) -> str:
 
 def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(value: object) -> str | None:
+    """A string field of the stream, or None when the engine sent another type."""
+    return value if isinstance(value, str) else None
 
 
 def _usage(raw: object) -> dict[str, int]:

@@ -57,7 +57,8 @@ class CodexParser(JsonLinesParser):
         if kind != "error":
             self._network_waits = 0
         if kind == "thread.started":
-            self.report.session_id = raw.get("thread_id")
+            thread_id = raw.get("thread_id")
+            self.report.session_id = thread_id if isinstance(thread_id, str) else None
             return [Event(type="session", data={"session_id": self.report.session_id})]
         if kind in ("item.started", "item.updated", "item.completed"):
             item = raw.get("item")

@@ -9,6 +9,7 @@ the developer message listing the skills the model was offered.
 
 from __future__ import annotations
 
+import glob
 import json
 import re
 from dataclasses import dataclass, field
@@ -39,7 +40,9 @@ def find_rollout(codex_home: Path, session_id: str | None) -> Path | None:
     sessions = codex_home / "sessions"
     if not sessions.is_dir():
         return None
-    pattern = f"rollout-*-{session_id}.jsonl" if session_id else "rollout-*.jsonl"
+    if session_id and ("/" in session_id or "\0" in session_id):
+        return None  # not an id codex made: the stream is not to be trusted with paths
+    pattern = f"rollout-*-{glob.escape(session_id)}.jsonl" if session_id else "rollout-*.jsonl"
     found = sorted(sessions.rglob(pattern), key=lambda p: p.stat().st_mtime)
     return found[-1] if found else None
 

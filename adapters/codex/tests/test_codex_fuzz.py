@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 from holon_adapter_codex.parser import CodexParser
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from holon_core.testing.fuzz import FUZZ, captured_objects, check_parser, engine_lines
@@ -15,6 +15,8 @@ SAMPLES = captured_objects(Path(__file__).parent / "data")
 
 
 @FUZZ
+@example(lines=['{"type": "thread.started", "thread_id": "**"}'], exit_code=0, max_steps=None)
+@example(lines=['{"type": "thread.started", "thread_id": []}'], exit_code=0, max_steps=None)
 @given(
     lines=engine_lines(SAMPLES),
     exit_code=st.sampled_from([0, 1, None]),
@@ -22,6 +24,7 @@ SAMPLES = captured_objects(Path(__file__).parent / "data")
 )
 def test_any_stream_gives_events_or_a_typed_error(lines, exit_code, max_steps):
     with tempfile.TemporaryDirectory() as home:
+        (Path(home) / "sessions").mkdir()  # finish() looks for this run's rollout there
         check_parser(
             lambda: CodexParser(Path(home), "http://127.0.0.1:1/v1", max_steps),
             lines,

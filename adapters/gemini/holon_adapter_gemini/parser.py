@@ -101,7 +101,10 @@ class GeminiParser(JsonLinesParser):
 
     def _init(self, raw: dict[str, Any]) -> list[Event]:
         report = self.report
-        report.session_id = raw.get("session_id") or report.session_id
+        session_id = raw.get("session_id")
+        report.session_id = (
+            session_id if isinstance(session_id, str) else None
+        ) or report.session_id
         if raw.get("model"):
             report.model = str(raw["model"])
         data = {"session_id": report.session_id, "model": report.model}

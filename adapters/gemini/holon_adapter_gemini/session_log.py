@@ -13,6 +13,7 @@ file, and is read only up to :data:`MAX_BYTES`.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -33,9 +34,9 @@ _AFTER_EXIT = ("Signal: ", "Background PIDs: ", "Process Group PGID: ")
 def find_session_log(home: Path, session_id: str | None) -> Path | None:
     """This run's chat log in the run-local home (named after the session's first 8 chars)."""
     tmp = home / ".gemini" / "tmp"
-    if not session_id or not tmp.is_dir():
+    if not session_id or not tmp.is_dir() or "/" in session_id or "\0" in session_id:
         return None
-    found = sorted(tmp.glob(f"*/chats/session-*-{session_id[:8]}.jsonl"))
+    found = sorted(tmp.glob(f"*/chats/session-*-{glob.escape(session_id[:8])}.jsonl"))
     return found[-1] if found else None
 
 
