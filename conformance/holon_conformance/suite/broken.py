@@ -49,7 +49,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "broken-no-manifest": {"RFC2-OUT-004": _F},
     "broken-dirties-workspace": {"HOLON-PATCH-001": _F},
     "broken-reads-user-env": {"HOLON-HERM-001": _F},
-    "broken-passes-env": {"HOLON-HERM-001": _F, "HOLON-SEC-001": _F},
+    "broken-passes-env": {"HOLON-HERM-001": _F},
     "broken-dumps-env": {"HOLON-SEC-001": _F},
     "broken-probe-calls-model": {"RFC2-PROBE-001": "absent"},
     "broken-probe-always-ready": {"RFC2-PROBE-002": _F},
@@ -58,7 +58,13 @@ EXPECTED: dict[str, dict[str, str]] = {
         "RFC2-PROBE-003": _F,
         "RFC2-PROBE-004": _F,
     },
-    "broken-claude-commits": {"RFC2-RUN-008": _F},
+    # The committed workspace already holds the change, so the patch no longer applies to it.
+    "broken-claude-commits": {
+        "RFC2-RUN-008": _F,
+        "RFC2-V01-PATCH-001": _F,
+        "RFC2-OUT-006": "WARN",
+        "RFC2-PATCH-001": "WARN",
+    },
 }
 #: Broken adapter -> the requirement it was written to break.
 TARGETS = {
