@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
-from runner.kit import base_env, git, make_workspace, write, write_task
+
+from tests.runner.kit import base_env, git, make_workspace, write, write_task
 
 from .kit import run, script
 
@@ -25,10 +27,10 @@ def clean_repo(root: Path) -> Path:
     return root
 
 
-def holon_run(tmp: Path, *args: str, env: dict[str, str] | None = None) -> dict:
+def holon_run(tmp: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     done = run([script("holon"), "run", *args, "--json"], env={**base_env(tmp), **(env or {})})
     assert "Traceback" not in done.stderr, done.stderr
-    result: dict = json.loads(done.stdout)
+    result: dict[str, Any] = json.loads(done.stdout)
     assert result["exit_code"] == done.returncode
     return result
 
@@ -94,7 +96,9 @@ def test_v01_manifest_shapes_are_judged_by_the_contract(tmp_path: Path, mode: st
           "metadata": {"agent": "holon-agent"}}, "holon_version"),
     ],
 )  # fmt: skip
-def test_contract_fields_are_still_enforced(tmp_path: Path, manifest: dict, complaint: str) -> None:
+def test_contract_fields_are_still_enforced(
+    tmp_path: Path, manifest: dict[str, Any], complaint: str
+) -> None:
     ws = clean_repo(tmp_path / "ws")
     spec = write_task(tmp_path / "task", [])
     agent = tmp_path / "agent.py"

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
-from runner.kit import base_env, make_workspace, write_task
+
+from tests.runner.kit import base_env, make_workspace, write_task
 
 from .kit import script
 
 
 def holon_run_on_a_terminal(tmp_path: Path, env: dict[str, str]) -> str:
     ws = make_workspace(tmp_path / "ws", "plain")
-    steps = [{"write": {"path": "a.txt", "content": "a\n"}}, {"sleep": 1}, {"say": "done"}]
+    steps: list[dict[str, Any]] = [
+        {"write": {"path": "a.txt", "content": "a\n"}},
+        {"sleep": 1},
+        {"say": "done"},
+    ]
     spec = write_task(tmp_path / "task", steps)
     child = pexpect.spawn(
         script("holon"),
