@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from holon_core.models.manifest import ManifestMetadata
-from holon_core.yaml_safe import clip
+from holon_core.quoting import clip
 
 MANIFEST = "manifest.json"
 #: Larger engine manifests are ignored (holon's own is a few KiB).

@@ -18,6 +18,7 @@ import yaml
 
 from holon_core import yaml_safe
 from holon_core.errors import SkillError
+from holon_core.quoting import clip, shorten
 
 NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_NAME = 64
@@ -64,12 +65,12 @@ def load_skill(path: Path, source: Source) -> ResolvedSkill:
     description = front.get("description")
     if not isinstance(name, str) or not NAME_RULE.match(name) or len(name) > MAX_NAME:
         raise SkillError(
-            f"{skill_md}: name {yaml_safe.clip(name)} is invalid",
+            f"{skill_md}: name {clip(name)} is invalid",
             hint=f"use lowercase letters, digits and single hyphens, at most {MAX_NAME} chars",
         )
     if name != path.name:
         raise SkillError(
-            f"{skill_md}: name {name!r} differs from its directory {yaml_safe.clip(path.name)}",
+            f"{skill_md}: name {name!r} differs from its directory {clip(path.name)}",
             hint="engines discover skills by directory name; rename one to match",
         )
     if not isinstance(description, str) or not description.strip():
@@ -104,7 +105,7 @@ def _split_front_matter(text: str, where: Path) -> tuple[dict[str, object], str]
     try:
         data = yaml_safe.load("\n".join(lines[1:end])) or {}
     except yaml.YAMLError as exc:
-        problem = yaml_safe.shorten(str(exc), 300)
+        problem = shorten(str(exc), 300)
         raise SkillError(
             f"{where}: front matter is not valid YAML: {problem}",
             hint="fix the YAML between the --- lines (no deep nesting or alias expansion)",

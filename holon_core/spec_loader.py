@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from holon_core import yaml_safe
 from holon_core.errors import SpecError
 from holon_core.models.spec import SUPPORTED_KINDS, SUPPORTED_VERSIONS, Spec
+from holon_core.quoting import clip, shorten
 from holon_core.spec_file import MAX_SPEC_BYTES, read_spec_text
 
 __all__ = ["MAX_SPEC_BYTES", "load_spec", "read_spec_text"]
@@ -30,7 +31,7 @@ def load_spec(path: Path) -> tuple[Spec, list[str]]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        problem = yaml_safe.shorten(getattr(exc, "problem", None) or str(exc), 300)
+        problem = shorten(getattr(exc, "problem", None) or str(exc), 300)
         hint = (
             "remove the deep nesting or alias expansion"
             if isinstance(exc, yaml_safe.YamlLimitError)
@@ -44,7 +45,7 @@ def load_spec(path: Path) -> tuple[Spec, list[str]]:
     except ValidationError as exc:
         raise SpecError(_describe(exc, path, node), hint=_hint(exc)) from None
     return spec, [
-        f"{path}:{_line(node, loc)}: unknown field {yaml_safe.clip(_dotted(loc))} ignored"
+        f"{path}:{_line(node, loc)}: unknown field {clip(_dotted(loc))} ignored"
         for loc in _unknown_fields(spec, ())
     ]
 

@@ -20,8 +20,6 @@ MAX_NODES = 20_000
 MAX_CHARS = 4 * 1024 * 1024
 #: Nesting of sequences and mappings.
 MAX_DEPTH = 64
-#: What an error message may quote of a value taken from user input.
-MAX_QUOTE = 120
 
 
 class YamlLimitError(yaml.YAMLError):
@@ -115,49 +113,3 @@ def load_with_node(text: str) -> tuple[Any, yaml.Node | None]:
         return data, node
     finally:
         loader.dispose()
-
-
-def clip(value: object, limit: int = MAX_QUOTE) -> str:
-    """``repr``-like quote of user input for an error message, never longer than ``limit``.
-
-    ``repr`` of an alias-expanded value can be gigabytes long; this walks no further than it
-    prints.
-    """
-    text = _short_repr(value, limit + 1)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def shorten(text: str, limit: int = MAX_QUOTE) -> str:
-    """Plain ``text`` cut to ``limit`` characters, marked when cut."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _short_repr(value: object, budget: int) -> str:
-    if budget <= 0:
-        return "..."
-    if isinstance(value, str):
-        return repr(value[:budget])
-    if isinstance(value, list | tuple):
-        parts: list[str] = []
-        used = 0
-        for item in value:
-            if used > budget:
-                parts.append("...")
-                break
-            part = _short_repr(item, budget - used - 2)
-            parts.append(part)
-            used += len(part) + 2
-        return "[" + ", ".join(parts) + "]"
-    if isinstance(value, dict):
-        items: list[str] = []
-        used = 0
-        for key, item in value.items():
-            if used > budget:
-                items.append("...")
-                break
-            key_text = _short_repr(key, budget - used - 2)
-            part = f"{key_text}: {_short_repr(item, budget - used - len(key_text) - 4)}"
-            items.append(part)
-            used += len(part) + 2
-        return "{" + ", ".join(items) + "}"
-    return repr(value)[:budget]

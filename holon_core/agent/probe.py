@@ -24,6 +24,7 @@ from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
 from holon_core.checks import Check
 from holon_core.errors import HolonError
 from holon_core.files import HeldDir
+from holon_core.quoting import shorten
 from holon_core.redact import Redactor, secret_values
 from holon_core.spec_file import read_spec_text
 
@@ -34,7 +35,7 @@ def spec_check(spec: Path) -> Check:
     except HolonError as exc:
         return Check("spec", False, exc.message, exc.hint)
     except yaml.YAMLError as exc:
-        problem = yaml_safe.shorten(str(exc), 300)
+        problem = shorten(str(exc), 300)
         return Check("spec", False, f"{spec} does not parse: {problem}", "fix the YAML syntax")
     if not isinstance(data, dict):
         return Check("spec", False, f"{spec} is not a mapping", "see `holon schema spec`")

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from holon_core.models.manifest import Manifest
 from holon_core.models.spec import Spec
+from holon_core.quoting import clip, shorten
 from holon_core.workspace._git import git_binary, git_env
 
 EXIT_FOR_OUTCOME = {"success": 0, "failure": 1, "needs_human": 2}
@@ -138,12 +139,12 @@ def contract_errors(data: dict[str, Any], warnings: list[str]) -> list[str]:
         if key not in data:
             errors.append(f"{key}: Field required")
         elif data[key] not in allowed:
-            errors.append(f"{key}: must be one of {', '.join(allowed)}, not {data[key]!r}")
+            errors.append(f"{key}: must be one of {', '.join(allowed)}, not {clip(data[key])}")
     duration = data.get("duration")
     if "duration" not in data:
         warnings.append("the manifest has no duration (RFC-0002 lists it)")
     elif not _is_duration(duration):
-        errors.append(f'duration: must look like "12.5s" or be seconds >= 0, not {duration!r}')
+        errors.append(f'duration: must look like "12.5s" or be seconds >= 0, not {clip(duration)}')
     if "artifacts" not in data:
         warnings.append("the manifest has no artifacts list (RFC-0002 lists it)")
     elif not isinstance(data["artifacts"], list):
@@ -169,9 +170,9 @@ def _artifact_error(entry: Any) -> str | None:
     """An artifact is a relative path, or (v0.1 agents) an object with a ``path``."""
     path = entry.get("path") if isinstance(entry, dict) else entry
     if not isinstance(path, str) or not path:
-        return f"{entry!r} is neither a path nor an object with a path"
+        return f"{clip(entry)} is neither a path nor an object with a path"
     if path.startswith("/") or ".." in path.split("/"):
-        return f"{path!r} must be relative to the output directory"
+        return f"{clip(path)} must be relative to the output directory"
     return None
 
 
@@ -215,9 +216,21 @@ def _cross_check(
             f"the agent exited {exit_code} but its manifest says {manifest.get('outcome')} "
             f"(expected exit {expected})"
         )
-    absent = [p for p in artifact_paths(manifest) if not (output / p).exists()]
+    absent = [p for p in artifact_paths(manifest) if not _present(output, p)]
     if absent:
-        result.warnings.append(f"manifest lists artifacts that are absent: {', '.join(absent)}")
+        named = ", ".join(shorten(p) for p in absent[:_MAX_ERRORS])
+        more = f" (and {len(absent) - _MAX_ERRORS} more)" if len(absent) > _MAX_ERRORS else ""
+        result.warnings.append(f"manifest lists artifacts that are absent: {named}{more}")
+
+
+def _present(output: Path, rel: str) -> bool:
+    """Whether ``rel`` exists inside ``output``; nothing outside it is ever looked up."""
+    if rel.startswith("/") or ".." in rel.split("/"):
+        return False
+    try:
+        return (output / rel).exists()
+    except OSError:  # found by tests/fuzz: e.g. a name too long to exist
+        return False
 
 
 def _apply(patch: Path, workspace: Path, *, check: bool) -> str | None:

@@ -38,8 +38,15 @@ def _deep(depth: int) -> str:
     return '{"a": ' + "[" * depth + "]" * depth + "}"
 
 
+def _huge(n: int) -> bytes:
+    """Every field the runner quotes in a problem, each n characters long."""
+    big = {"status": "s" * n, "outcome": ["o" * n], "duration": "d" * n}
+    return json.dumps({**big, "artifacts": ["/" + "a" * n, {"p": "b" * n}]}).encode()
+
+
 MANIFEST_BYTES = st.one_of(
     mutated(ENGINE_SHAPED).map(lambda d: json.dumps(d).encode()),
+    st.integers(min_value=1000, max_value=100_000).map(_huge),
     json_values().map(lambda v: json.dumps(v).encode()),
     st.integers(min_value=10, max_value=200_000).map(lambda n: _deep(n).encode()),
     st.binary(max_size=200),
