@@ -2,10 +2,10 @@
 
 The engine itself dies with the agent (``PR_SET_PDEATHSIG``, see
 :func:`holon_core.process_tree.die_with_parent`), but its tool processes would not: the agent
-was their subreaper, and a SIGKILLed agent runs no cleanup. So a tiny separate process waits
-on a pipe the agent holds open; end-of-file without the agent having stopped it means the
-agent is gone, and it SIGKILLs every process in the engine's process group or session or
-carrying the run's marker variable, in rounds until none is left.
+was their subreaper, and a SIGKILLed agent runs no cleanup. So a watchdog (a forked copy of
+the agent) waits on a pipe the agent holds open; end-of-file without the agent having stopped
+it means the agent is gone, and it SIGKILLs every process in the engine's process group or
+session or carrying the run's marker variable, in rounds until none is left.
 
 Limits: Linux only (``/proc``); a tool that left the engine's session *and* cleared its
 environment after the agent died is not found (while the agent lives, the subreaper finds
@@ -17,90 +17,43 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
+import signal
 import sys
+import time
 
 from holon_core.process_tree import TREE_MARKER_ENV
 
-_SCRIPT = r"""
-import os, signal, sys, time
-for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-    signal.signal(s, signal.SIG_IGN)
-data = b""
-while True:
-    try:
-        got = os.read(0, 256)
-    except InterruptedError:
-        continue
-    if not got:
-        break
-    data += got
-words = data.split()
-if len(words) < 2:
-    sys.exit(0)
-root, marker = int(words[0]), sys.argv[1].encode() + b"=" + words[1]
-me = os.getpid()
-
-def members():
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == me:
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                stat = f.read()
-            fields = stat[stat.rindex(b")") + 2:].split()
-            if fields[0] in (b"Z", b"X"):
-                continue
-            if root in (int(fields[2]), int(fields[3])):
-                found.append(int(name))
-                continue
-            with open("/proc/%s/environ" % name, "rb") as f:
-                if marker in f.read().split(b"\0"):
-                    found.append(int(name))
-        except (OSError, ValueError, IndexError):
-            continue
-    return found
-
-deadline = time.monotonic() + 10
-while time.monotonic() < deadline:
-    left = members()
-    if not left:
-        break
-    for pid in left:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    time.sleep(0.05)
-"""
+#: How long the watchdog keeps sweeping for processes forked while it was killing.
+_SWEEP_SECONDS = 10.0
 
 
 class Watchdog:
-    """Started before the engine; :meth:`arm` names it; :meth:`stop` ends the watch."""
+    """Started before the engine; :meth:`arm` names it; :meth:`stop` ends the watch.
+
+    A forked copy of the agent rather than a new interpreter (about 40 ms of CPU less per
+    run). Between fork and exit the child only makes system calls on objects it creates: it
+    takes no lock another thread of the agent could hold.
+    """
 
     def __init__(self) -> None:
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._pid: int | None = None
         self._fd: int | None = None
         if not sys.platform.startswith("linux"):
             return
         read, write = os.pipe()
         try:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-S", "-I", "-c", _SCRIPT, TREE_MARKER_ENV],
-                stdin=read,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env={},
-                cwd="/",
-                close_fds=True,
-            )
+            pid = os.fork()
         except OSError:
+            os.close(read)
             os.close(write)
             return
-        finally:
-            os.close(read)
-        self._fd = write
+        if pid == 0:  # the watchdog
+            try:
+                _watch(read)
+            finally:
+                os._exit(0)
+        os.close(read)
+        self._pid, self._fd = pid, write
 
     def arm(self, engine_pid: int, marker: str) -> None:
         """Tell the watchdog which process tree to kill should the agent die."""
@@ -110,12 +63,79 @@ class Watchdog:
 
     def stop(self) -> None:
         """The agent cleans up itself: kill the watchdog (it ignores SIGTERM) and reap it."""
-        if self._proc is not None:
+        if self._pid is not None:
             with contextlib.suppress(OSError):
-                self._proc.kill()
-            self._proc.wait()
-            self._proc = None
+                os.kill(self._pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self._pid, 0)
+            self._pid = None
         if self._fd is not None:
             with contextlib.suppress(OSError):
                 os.close(self._fd)
             self._fd = None
+
+
+def _watch(read: int) -> None:
+    """The watchdog's life: wait for end-of-file, then kill the named tree if armed."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.dup2(read, 3)
+    os.closerange(4, os.sysconf("SC_OPEN_MAX"))
+    data = b""
+    while True:
+        try:
+            got = os.read(3, 256)
+        except InterruptedError:
+            continue
+        if not got:
+            break
+        data += got
+    words = data.split()
+    if len(words) < 2:
+        return
+    root, marker = int(words[0]), f"{TREE_MARKER_ENV}=".encode() + words[1]
+    deadline = time.monotonic() + _SWEEP_SECONDS
+    while time.monotonic() < deadline:
+        left = _members(root, marker)
+        if not left:
+            return
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.05)
+
+
+def _members(root: int, marker: bytes) -> list[int]:
+    """Live processes in ``root``'s process group or session, or carrying ``marker``."""
+    me, found = os.getpid(), []
+    with os.scandir("/proc") as entries:
+        names = [entry.name for entry in entries]
+    for name in names:
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            stat = _read(f"/proc/{name}/stat")
+            fields = stat[stat.rindex(b")") + 2 :].split()
+            if fields[0] in (b"Z", b"X"):
+                continue
+            if root in (int(fields[2]), int(fields[3])) or marker in _read(
+                f"/proc/{name}/environ"
+            ).split(b"\0"):
+                found.append(int(name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return found
+
+
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
