@@ -112,3 +112,37 @@ def test_sigkill_to_holon_run_stops_the_agent_and_the_engine(tmp_path):
     (run_dir,) = (tmp_path / "runs").iterdir()
     manifest = json.loads((run_dir / "output" / "manifest.json").read_text())
     assert manifest["metadata"]["reason"] == "cancelled"
+
+
+_PROBE = """
+import ctypes, os, signal, sys
+from holon_core.process_tree import die_with_parent
+
+preexec = die_with_parent(signal.SIGKILL)
+libc = ctypes.CDLL(None, use_errno=True)
+child = os.fork()
+if child == 0:
+    if sys.argv[1] == "set":  # the parent is alive: the signal is set, the child lives on
+        preexec()
+        value = ctypes.c_int()
+        libc.prctl(2, ctypes.byref(value), 0, 0, 0)  # PR_GET_PDEATHSIG
+        os._exit(value.value)
+    # "late": the process that made preexec is no longer the parent (it died and the child
+    # was reparented), as when the parent dies between fork and prctl: the child must end.
+    grandchild = os.fork()
+    if grandchild == 0:
+        preexec()
+        os._exit(0)
+    _, status = os.waitpid(grandchild, 0)
+    os._exit(100 + os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0)
+_, status = os.waitpid(child, 0)
+print(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.parametrize(("case", "expected"), [("set", 9), ("late", 109)])
+def test_die_with_parent_sets_the_signal_or_ends_a_child_whose_parent_is_gone(case, expected):
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, case], capture_output=True, text=True, check=True
+    )
+    assert int(done.stdout) == expected, done.stderr
