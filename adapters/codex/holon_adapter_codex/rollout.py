@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 
 #: ``- name: description (file: r0/name/SKILL.md)`` lines of ``<skills_instructions>``.
 _SKILL_LINE = re.compile(r"^- ([a-z0-9][a-z0-9-]*): .*\(file: [^)]*/SKILL\.md\)\s*$", re.M)
+#: A session log is read up to this size (it lives in the engine-writable home).
+MAX_ROLLOUT_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(slots=True)
@@ -43,7 +47,7 @@ def find_rollout(codex_home: Path, session_id: str | None) -> Path | None:
     if session_id and ("/" in session_id or "\0" in session_id):
         return None  # not an id codex made: the stream is not to be trusted with paths
     pattern = f"rollout-*-{glob.escape(session_id)}.jsonl" if session_id else "rollout-*.jsonl"
-    found = sorted(sessions.rglob(pattern), key=lambda p: p.stat().st_mtime)
+    found = sorted(sessions.rglob(pattern), key=lambda p: p.lstat().st_mtime)
     return found[-1] if found else None
 
 
@@ -56,14 +60,19 @@ def skills_in(text: str) -> set[str]:
 
 def read_rollout(path: Path) -> Rollout:
     out = Rollout(path=path)
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    try:  # it lives in the engine's home: no link, no FIFO, a bounded read
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return out
-    for line in lines:
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # e.g. a directory named like a log
+        os.close(fd)
+        return out
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_ROLLOUT_BYTES)
+    for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(record, dict) and isinstance(record.get("payload"), dict):
             _apply(out, str(record.get("type")), record["payload"])
@@ -72,13 +81,14 @@ def read_rollout(path: Path) -> Rollout:
 
 def _apply(out: Rollout, kind: str, payload: dict[str, Any]) -> None:
     if kind == "turn_context":
-        out.model = payload.get("model") or out.model
+        out.model = _text(payload.get("model")) or out.model
     elif kind == "token_usage_record":
         out.responses += 1
     elif kind == "event_msg":
         _apply_event(out, payload)
     elif kind == "response_item" and payload.get("role") == "developer":
-        for part in payload.get("content") or []:
+        content = payload.get("content")
+        for part in content if isinstance(content, list) else []:
             if isinstance(part, dict) and isinstance(part.get("text"), str):
                 out.skills_listed |= skills_in(part["text"])
 
@@ -86,11 +96,11 @@ def _apply(out: Rollout, kind: str, payload: dict[str, Any]) -> None:
 def _apply_event(out: Rollout, payload: dict[str, Any]) -> None:
     kind = payload.get("type")
     if kind == "thread_settings_applied":
-        settings = payload.get("thread_settings") or {}
-        out.model = settings.get("model") or out.model
-        out.provider = settings.get("model_provider_id") or out.provider
+        settings = _dict(payload.get("thread_settings"))
+        out.model = _text(settings.get("model")) or out.model
+        out.provider = _text(settings.get("model_provider_id")) or out.provider
     elif kind == "token_count":
-        total = (payload.get("info") or {}).get("total_token_usage")
+        total = _dict(payload.get("info")).get("total_token_usage")
         if isinstance(total, dict):
             out.usage = {k: int(v) for k, v in total.items() if isinstance(v, int)}
     elif kind == "task_complete":
@@ -100,3 +110,11 @@ def _apply_event(out: Rollout, payload: dict[str, Any]) -> None:
             out.first_token_ms = payload["time_to_first_token_ms"]
         if isinstance(payload.get("last_agent_message"), str):
             out.last_agent_message = payload["last_agent_message"]
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
