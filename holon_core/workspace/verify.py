@@ -46,7 +46,7 @@ def take_fingerprint(root: Path, exclude: Sequence[Path] = (), *, git: bool = Tr
     """Stat everything under ``root`` (and a git dir that lives elsewhere), skipping
     ``exclude`` (holon's own dirs inside it, such as an ``--output`` there)."""
     root = root.resolve()
-    skip = tuple(p.absolute() for p in exclude)
+    skip = tuple(p.resolve() for p in exclude)
     repo = probe_repo(root) if git else None
     extra: tuple[Path, ...] = ()
     if repo is not None:
@@ -105,37 +105,39 @@ def _scan(
 ) -> dict[str, Stat]:
     """One lstat per entry below ``top``, never following a link; names relative to ``root``
     (absolute for a git dir outside it). Under ``objects`` (git object stores) a file's
-    mtime is left out."""
+    mtime is left out. Plain strings, not ``Path``: this runs once per file of the workspace."""
     found: dict[str, Stat] = {}
-    pending = [top]
+    skipped = {str(path) for path in skip}
+    base = "" if top == root else f"{top}/"
+    pending: list[tuple[str, str]] = [(str(top), base)]
     while pending:
-        directory = pending.pop()
+        directory, prefix = pending.pop()
         try:
             entries = list(os.scandir(directory))
         except OSError as exc:
-            found[_name(Path(directory), root)] = ("unreadable", exc.errno)
+            found[prefix.rstrip("/") or "."] = ("unreadable", exc.errno)
             continue
         for entry in entries:
-            path = Path(entry.path)
-            if path in skip:
+            if entry.path in skipped:
                 continue
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            name = _name(path, root)
-            if stat.S_ISDIR(st.st_mode):
-                found[name] = ("dir", stat.S_IMODE(st.st_mode))
-                pending.append(path)
-            elif stat.S_ISLNK(st.st_mode):
-                found[name] = ("link", str(path.readlink()))
-            elif stat.S_ISREG(st.st_mode) and name.startswith(objects):
+            name = prefix + entry.name
+            mode = st.st_mode
+            if stat.S_ISDIR(mode):
+                found[name] = ("dir", stat.S_IMODE(mode))
+                pending.append((entry.path, name + "/"))
+            elif stat.S_ISLNK(mode):
+                found[name] = ("link", os.readlink(entry.path))  # noqa: PTH115
+            elif stat.S_ISREG(mode) and name.startswith(objects):
                 # content-addressed; git "freshens" (touches) objects it finds in alternates
-                found[name] = ("file", st.st_mode, st.st_size, st.st_ino)
-            elif stat.S_ISREG(st.st_mode):
-                found[name] = ("file", st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+                found[name] = ("file", mode, st.st_size, st.st_ino)
+            elif stat.S_ISREG(mode):
+                found[name] = ("file", mode, st.st_size, st.st_mtime_ns, st.st_ino)
             else:
-                found[name] = ("special", st.st_mode, st.st_ino)
+                found[name] = ("special", mode, st.st_ino)
     return found
 
 

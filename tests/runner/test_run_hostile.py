@@ -204,6 +204,9 @@ def test_links_inside_an_input_dir_stay_links(tmp_path: Path) -> None:
 
     assert ran.exit_code == 0, ran.stderr
     assert "cat ../input/context/alias.yaml" in (tmp_path / "out" / "seen").read_text()
+    (run_dir,) = run_dirs(tmp_path)
+    copied = run_dir / "input" / "context" / "alias.yaml"
+    assert copied.is_symlink() and copied.readlink() == Path("replay.yaml")
 
 
 # -- 6. the original workspace and the input dir are verified --------------------------------
