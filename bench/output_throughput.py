@@ -19,6 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from holon_core.redact import Redactor
 from holon_core.testing import make_task
 from holon_core.testing.agent_run import agent_argv, agent_env
 
@@ -64,6 +65,16 @@ def with_cat(source: Path, target: Path) -> float:
     return time.perf_counter() - started
 
 
+def redaction_seconds(source: Path) -> float:
+    """Seconds the redactor alone takes over the same text (holon redacts it at least once)."""
+    text = source.read_text(encoding="utf-8")
+    redact = Redactor(["a-secret-value-of-a-run"])
+    started = time.perf_counter()
+    for start in range(0, len(text), 1 << 20):  # in read-sized blocks, as the agent does
+        redact(text[start : start + (1 << 20)])
+    return time.perf_counter() - started
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("megabytes", nargs="?", type=float, default=100.0)
@@ -79,6 +90,7 @@ def main(argv: list[str] | None = None) -> None:
             fixed.append(through_agent(root / f"fixed-{run}", empty))
             agent.append(through_agent(root / f"agent-{run}", source))
             cat.append(with_cat(source, root / f"cat-{run}.out"))
+        redaction = redaction_seconds(source)
     mb = size / 1e6
     agent_s, fixed_s, cat_s = (statistics.median(x) for x in (agent, fixed, cat))
     output_s = max(agent_s - fixed_s, 0.0)
@@ -88,6 +100,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"holon-agent, {mb:5.1f} MB {agent_s * 1000:9.0f} ms  ({mb / agent_s:8.1f} MB/s)")
     print(f"ratio, whole run      {agent_s / cat_s:9.1f}x cat")
     print(f"ratio, output only    {output_s / cat_s:9.1f}x cat (budget 2x)")
+    print(f"redaction alone       {redaction * 1000:9.0f} ms  (one pass of the redactor)")
 
 
 if __name__ == "__main__":
