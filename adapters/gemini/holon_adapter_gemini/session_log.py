@@ -97,7 +97,7 @@ def _records(path: Path) -> list[dict[str, Any]]:
     for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: found by fuzzing (deep line)
             continue
         if isinstance(record, dict):
             records.append(record)

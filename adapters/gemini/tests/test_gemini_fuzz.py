@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from holon_adapter_gemini.parser import GeminiParser
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from holon_core.testing.fuzz import FUZZ, captured_objects, check_parser, engine_lines
+from holon_core.testing.fuzz import FUZZ, captured_objects, check_parser, engine_lines, mutated
 
 DATA = Path(__file__).parent / "data"
 SAMPLES = captured_objects(DATA)
@@ -31,3 +32,25 @@ def test_any_stream_gives_events_or_a_typed_error(lines, exit_code, max_steps):
             stderr=lines[:2],
             exit_code=exit_code,
         )
+
+
+STREAM = (DATA / "all_commands_fail.jsonl").read_text(encoding="utf-8").splitlines()
+SESSION = [
+    json.loads(line)
+    for line in (DATA / "all_commands_fail.session.jsonl").read_text("utf-8").splitlines()
+]
+SESSION_LINES = st.lists(
+    mutated(SESSION).map(json.dumps) | st.just("[" * 5000 + "]" * 5000), max_size=8
+)
+
+
+@FUZZ
+@example(records=["[" * 5000 + "]" * 5000])
+@given(records=SESSION_LINES)
+def test_any_session_log_the_engine_leaves_gives_a_report(records):
+    """The chat log gemini writes in its (engine-writable) home is read at finish()."""
+    with tempfile.TemporaryDirectory() as home:
+        chats = Path(home) / ".gemini" / "tmp" / "project" / "chats"
+        chats.mkdir(parents=True)
+        (chats / "session-2026-11-22T20-50-be63a8b8.jsonl").write_text("\n".join(records))
+        check_parser(lambda: GeminiParser(home=Path(home)), STREAM, exit_code=0)
