@@ -2,7 +2,8 @@
 
 The engine runs as the user, so it can write to the original workspace (a path in its prompt,
 or the user's repository named by the snapshot's alternates). ``holon run`` takes a cheap
-fingerprint before the launch (one ``lstat`` per entry: tracked, untracked and ignored files,
+fingerprint before the launch (one ``lstat`` per entry, with ``ctime``, which no tool can set
+back: tracked, untracked and ignored files,
 and the repository's git dir with its refs, config and hooks) and compares after. Where the
 stats of a file differ, content decides when it can: a tracked file git saw as clean is
 re-hashed and compared with its blob, and the index is compared by its entries (``git status``
@@ -135,7 +136,8 @@ def _scan(
                 # content-addressed; git "freshens" (touches) objects it finds in alternates
                 found[name] = ("file", mode, st.st_size, st.st_ino)
             elif stat.S_ISREG(mode):
-                found[name] = ("file", mode, st.st_size, st.st_mtime_ns, st.st_ino)
+                # ctime too: a tool can restore size and mtime after writing, not ctime
+                found[name] = ("file", mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
             else:
                 found[name] = ("special", mode, st.st_ino)
     return found

@@ -58,6 +58,22 @@ def test_snapshot_swapped_for_a_link_is_not_followed_on_cleanup(tmp_path: Path) 
     assert (other / "src" / "keep.py").read_text() == "mine\n"
 
 
+def test_a_users_dir_moved_into_the_snapshots_place_is_not_deleted(tmp_path: Path) -> None:
+    """The engine moves another project of the user's to where the snapshot was."""
+    other = tmp_path / "other-project"
+    write(other, "src/keep.py", "mine\n")
+    ws = make_workspace(tmp_path / "ws", "plain")
+    steps: Steps = [
+        {"write": {"path": "a.txt", "content": "a\n"}},
+        {"run": f"cd .. && mv workspace moved-away && mv {other} workspace"},
+        {"say": "done"},
+    ]
+    _run(tmp_path, write_task(tmp_path / "task", steps), ws)
+
+    (run_dir,) = run_dirs(tmp_path)
+    assert (run_dir / "workspace" / "src" / "keep.py").read_text() == "mine\n"
+
+
 # -- 4. only holon's own output dirs are emptied; a refused run leaves nothing ---------------
 
 
