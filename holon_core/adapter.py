@@ -214,7 +214,7 @@ class JsonLinesParser(EventParser):
             return []
         try:
             raw = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past json's limit
             return [Event(type="message", text=line, data={"unparsed": True})]
         return self.handle(raw) if isinstance(raw, dict) else []
 

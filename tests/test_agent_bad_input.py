@@ -346,3 +346,13 @@ def test_engine_manifest_artifacts_escaping_the_output_are_dropped(tmp_path, ass
     assert "" not in manifest["artifacts"]
     warning = " ".join(manifest["metadata"]["warnings"])
     assert "../../etc/passwd" in warning and "../y" in warning
+
+
+def test_engine_printing_deeply_nested_json_is_not_an_internal_error(tmp_path):
+    # the engine's own stdout (not a tool's captured output) gets one line nested 5000 deep
+    deep = "print('{\\\"a\\\":' + '[' * 5000 + ']' * 5000 + '}')"
+    task = make_task(tmp_path, replay=[{"run": f'python3 -c "{deep}" > /proc/$PPID/fd/1'}])
+    result = run_agent(task)
+    assert result.exit_code == 0, result.stderr
+    assert result.manifest is not None and result.manifest["metadata"]["reason"] == "ok"
+    assert any(e.get("data", {}).get("unparsed") for e in result.events)

@@ -120,6 +120,7 @@ def engine_lines(samples: Sequence[dict[str, Any]]) -> st.SearchStrategy[list[st
         as_json.flatmap(lambda text: st.integers(0, len(text)).map(lambda cut: text[:cut])),
         json_values().map(json.dumps),
         st.text(max_size=80),
+        st.integers(min_value=1, max_value=3000).map(lambda n: '{"a":' + "[" * n + "]" * n + "}"),
     )
     return st.lists(line, max_size=12)
 
