@@ -3,11 +3,18 @@ tested, not just written)."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 from holon_core.testing import make_task, run_agent
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "adapters" / "example"
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "docs" / "adapters" / "example"
 PLUGIN = {"HOLON_PLUGINS": "holon_adapter_echo", "PYTHONPATH": str(EXAMPLE)}
 
 
@@ -29,3 +36,31 @@ def test_the_example_adapter_fails_fast_without_its_credential(tmp_path, assert_
     manifest = assert_valid_manifest(result.manifest)
     assert manifest["metadata"]["reason"] == "missing_credentials"
     assert "ECHO_API_KEY" in manifest["error"]
+
+
+def test_the_docs_conformance_command_certifies_the_example(tmp_path):
+    """The page's conformance command, exactly as printed, run against the example adapter
+    (loaded by import path instead of installed): the real holon-agent drives the toy engine
+    through the scripted model server, and the verdict is CONFORMANT with no warning."""
+    page = (ROOT / "docs" / "writing-an-adapter.md").read_text(encoding="utf-8")
+    found = re.search(r"```sh\n(pytest --holon-adapter echo [^\n]*)\n```", page)
+    assert found, "the page no longer shows the conformance command"
+    argv = shlex.split(found.group(1))
+    done = subprocess.run(
+        [sys.executable, "-m", *argv],
+        cwd=tmp_path,
+        env={**os.environ, **PLUGIN},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-4000:]
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    (echo,) = report["adapters"]
+    assert (echo["name"], echo["model_api"]) == ("echo", "anthropic-messages")
+    not_passed = {
+        r["id"]: r["outcome"] for r in echo["results"] if r["outcome"] in ("FAIL", "WARN")
+    }
+    assert not not_passed, not_passed
+    assert echo["verdict"] == "CONFORMANT"

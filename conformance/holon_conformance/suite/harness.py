@@ -35,7 +35,15 @@ if TYPE_CHECKING:
 
 RUN_TIMEOUT = 120.0
 #: Variables of the test process that reach holon-agent (everything else is set explicitly).
-PASSED = ("PATH", "LANG", "HOLON_PLUGINS", "HOLON_LOAD_PLUGINS", "HOLON_DISABLE_PLUGINS")
+#: PYTHONPATH lets ``HOLON_PLUGINS`` name an adapter that is not installed (a checkout).
+PASSED = (
+    "PATH",
+    "LANG",
+    "PYTHONPATH",
+    "HOLON_PLUGINS",
+    "HOLON_LOAD_PLUGINS",
+    "HOLON_DISABLE_PLUGINS",
+)
 #: Unrelated secrets in holon-agent's environment: none may reach the engine, its tools, a
 #: model request or the output (HOLON-HERM-001, HOLON-SEC-001).
 PLANTED_SECRETS = {

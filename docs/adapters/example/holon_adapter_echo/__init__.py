@@ -19,7 +19,7 @@ from holon_core import (
     hookimpl,
 )
 from holon_core.checks import Check
-from holon_core.events import Event
+from holon_core.events import Event, ToolOutcome, command_ok
 
 
 class EchoParser(JsonLinesParser):
@@ -31,12 +31,17 @@ class EchoParser(JsonLinesParser):
         if kind == "start":
             report.session_id, report.model = raw.get("session"), raw.get("model")
             return [Event(type="session", data={"session_id": report.session_id})]
-        if kind == "tool":
+        if kind == "tool":  # one finished tool call: the call and its result
             report.tool_calls += 1
-            if not raw.get("ok"):
-                report.tool_failures += 1
+            tool, args, ok = str(raw.get("name")), raw.get("input") or {}, bool(raw.get("ok"))
+            command = args.get("command") if tool == "Bash" else None
+            if command is not None and raw.get("code") is not None:  # holon's rule for shells
+                ok = command_ok(str(command), int(raw["code"]))
+            result = ToolOutcome(str(raw.get("id")), tool, ok, command, raw.get("code"))
+            report.record_tool_result(result)  # the outcome rule reads failed tools
             return [
-                Event(type="tool_call", tool=str(raw.get("name")), data={"path": raw.get("path")})
+                Event(type="tool_call", tool=tool, tool_id=result.tool_id, data=args),
+                Event(type="tool_result", tool_id=result.tool_id, status="ok" if ok else "error"),
             ]
         if kind == "done":  # the terminal event: without it a run is never a success
             report.terminal_seen = True
@@ -44,6 +49,12 @@ class EchoParser(JsonLinesParser):
             report.final_text = str(raw.get("text", ""))
             report.usage = {"input_tokens": raw["tokens_in"], "output_tokens": raw["tokens_out"]}
             return [Event(type="result", status="ok", text=report.final_text)]
+        if kind == "error":  # also terminal: the model call failed
+            report.terminal_seen = True
+            report.is_error = True
+            report.reason = "auth_failed" if raw.get("status") in (401, 403) else "engine_error"
+            report.error = f"model API error {raw.get('status')}: {raw.get('message')}"
+            return [Event(type="result", status="error", text=report.error)]
         return []
 
 
@@ -52,6 +63,10 @@ class EchoAdapter(EngineAdapter):
     distribution = "holon-adapter-echo"
     capabilities = Capabilities(model_selection=True, session_id=True, usage_reporting=True)
     credential_env = ("ECHO_API_KEY",)
+    # The engine speaks the Anthropic Messages API to ECHO_BASE_URL: the conformance suite
+    # points it at its scripted model server through endpoint_env().
+    model_api = "anthropic-messages"
+    passthrough_env = ("ECHO_BASE_URL",)
 
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         # The engine is a Python module here; a real adapter keeps the base class's binary
@@ -59,9 +74,13 @@ class EchoAdapter(EngineAdapter):
         engine = Check(name="engine_binary", ok=True, detail=f"{sys.executable} (echo)")
         return [engine, *super().preflight(env)]
 
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        return {"ECHO_BASE_URL": base_url}
+
     def launch(self, run: RunContext) -> LaunchPlan:
         env = base_env(run)  # run-local HOME/TMPDIR, PATH, and only credential_env passed in
         env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # write nothing outside the workspace
         if run.model:
             env["ECHO_MODEL"] = run.model
         argv = [sys.executable, "-m", "holon_adapter_echo.engine"]
