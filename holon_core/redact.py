@@ -31,18 +31,28 @@ _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)",
 #: A line break as printed raw or inside a JSON string, with the next line's indentation.
 _BREAK = re.compile(r"(?:\r?\n|\\r\\n|\\n)(?:[ \t]|\\t)*")
 _HAS_BREAK = re.compile(r"\n|\\n")
-_PATTERNS = [
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
-    re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b"),
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"),
-    re.compile(r"\bsk-(?:ant-)?[A-Za-z0-9_-]{16,}"),
-    re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"),
-    re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
-    re.compile(r"\bya29\.[A-Za-z0-9_-]{20,}"),
-    re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{12,}"),
+#: Token shapes, each with literals one of which any match contains: a pattern runs only
+#: on text holding one of its literals (``in`` is far faster than a regex scan).
+_SHAPES: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    (
+        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
+        ("PRIVATE KEY-----",),
+    ),
+    (
+        re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+    ),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"), ("github_pat_",)),
+    (re.compile(r"\bsk-(?:ant-)?[A-Za-z0-9_-]{16,}"), ("sk-",)),
+    (re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b"), ("_live_", "_test_")),
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), ("AKIA",)),
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), ("AIza",)),
+    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"), ("xox",)),
+    (re.compile(r"\bya29\.[A-Za-z0-9_-]{20,}"), ("ya29.",)),
+    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{12,}"), ()),  # literal checked below
 ]
+_PATTERNS = [pattern for pattern, _ in _SHAPES]
+_BEARER = re.compile("bearer", re.IGNORECASE)
 
 
 def secret_values(env: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
@@ -130,8 +140,11 @@ class Redactor:
                 pos = end
             out.append(text[pos:])
             text = "".join(out)
-        for pattern in _PATTERNS:
-            text = pattern.sub(_keep_prefix, text)
+        for pattern, literals in _SHAPES:
+            if any(lit in text for lit in literals) or (
+                not literals and _BEARER.search(text) is not None
+            ):
+                text = pattern.sub(_keep_prefix, text)
         return text
 
     def find(self, text: str) -> bool:
