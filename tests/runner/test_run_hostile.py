@@ -74,6 +74,25 @@ def test_a_users_dir_moved_into_the_snapshots_place_is_not_deleted(tmp_path: Pat
     assert (run_dir / "workspace" / "src" / "keep.py").read_text() == "mine\n"
 
 
+def test_progress_does_not_read_a_fifo_planted_as_the_event_log(tmp_path: Path) -> None:
+    """Opening a FIFO with no writer blocks: the runner must not hang on the engine's plant."""
+    ws = make_workspace(tmp_path / "ws", "plain")
+    events = "{output}/evidence/events.ndjson"
+    steps: Steps = [
+        {"run": f"rm -f {events} && mkfifo {events}"},
+        {"sleep": 1},
+        {"write": {"path": "a.txt", "content": "a\n"}},
+        {"say": "done"},
+    ]
+    ran = holon_run(
+        tmp_path,
+        [str(write_task(tmp_path / "task", steps)), "--workspace", str(ws), *REPLAY],
+        timeout=90,
+    )
+    assert ran.exit_code in (0, 1), ran.stderr
+    assert ran.json["run_id"]
+
+
 # -- 4. only holon's own output dirs are emptied; a refused run leaves nothing ---------------
 
 
