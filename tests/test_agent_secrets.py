@@ -18,13 +18,23 @@ ENV = {"MY_API_TOKEN": SECRET, "HOLON_REPLAY_PASS_ENV": "MY_API_TOKEN"}
     [
         ("echo $MY_API_TOKEN > {output}/evidence/notes.txt", "output/evidence/notes.txt"),
         ("ln -s /tmp/$MY_API_TOKEN {output}/link", "output/link"),
+        ("echo $MY_API_TOKEN > {output}/.holon-notes", "output/.holon-notes"),
         ("echo $MY_API_TOKEN | fold -w 7 > {output}/wrapped.txt", "output/wrapped.txt"),
         ("printf 'x-access-token:%s' $MY_API_TOKEN | base64 > {output}/a.txt", "output/a.txt"),
         ("printf %s $MY_API_TOKEN | od -An -tx1 | tr -d ' \\n' > {output}/h.txt", "output/h.txt"),
         ("touch empty-$MY_API_TOKEN.txt", "empty-***REDACTED***.txt"),
         ("echo $MY_API_TOKEN | fold -w 9 | sed 's/^/  /' > wrapped.py", "wrapped.py"),
     ],
-    ids=["evidence", "symlink-target", "wrapped", "basic-auth", "hex", "file-name", "patch-wrap"],
+    ids=[
+        "evidence",
+        "symlink-target",
+        "holon-hidden",
+        "wrapped",
+        "basic-auth",
+        "hex",
+        "file-name",
+        "patch-wrap",
+    ],
 )
 def test_a_secret_anywhere_the_engine_writes_needs_a_human(tmp_path, command, flagged):
     task = make_task(tmp_path, replay=[{"run": command}, {"say": "done"}])

@@ -22,6 +22,8 @@ SCAN_LIMIT = 64 * 1024 * 1024
 _NEW_NAME = ("+++ ", "rename to ", "copy to ")
 #: holon's own files at the top of the output dir, scanned elsewhere or written redacted.
 _HOLON_FILES = {"diff.patch", "manifest.json"}
+#: Where the engine can write files that are not listed as its artifacts.
+_UNLISTED = {"evidence"}
 
 
 def scan_patch(redact: Redactor, patch: Path, workspace: Path, binary: Iterable[str]) -> list[str]:
@@ -60,7 +62,8 @@ def scan_outputs(redact: Redactor, output: Path, names: Iterable[str]) -> list[s
     """Output-dir entries holding a credential, as ``output/NAME``.
 
     ``names`` are the engine's files the run produced; on top of those, everything under
-    ``evidence/``, every entry's name and every symlink's target (links are never followed).
+    ``evidence/``, ``.holon-*`` files, every entry's name and every symlink's target (links
+    are never followed).
     """
     wanted = set(names)
     flagged: list[str] = []
@@ -71,11 +74,16 @@ def scan_outputs(redact: Redactor, output: Path, names: Iterable[str]) -> list[s
         hit = redact.find(rel)
         if not hit and stat.S_ISLNK(mode):
             hit = _link_has_secret(redact, output / rel)
-        elif not hit and stat.S_ISREG(mode) and (rel in wanted or top == "evidence"):
+        elif not hit and stat.S_ISREG(mode) and (rel in wanted or top in _UNLISTED or _hidden(top)):
             hit = _file_has_secret(redact, output / rel)
         if hit:
             flagged.append(f"output/{rel}")
     return flagged
+
+
+def _hidden(top: str) -> bool:
+    """``.holon-*`` names are left out of the inventory, yet the engine can write them."""
+    return top.startswith(".holon-")
 
 
 def _walk(root: Path) -> Iterator[tuple[str, int]]:
