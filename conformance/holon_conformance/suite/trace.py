@@ -55,8 +55,10 @@ def traced_argv(argv: list[str], prefix: Path) -> list[str]:
     binary = strace_binary()
     assert binary is not None
     calls = f"trace={_CREATING},execve,execveat"
-    # -y: dir fds as paths; -s: whole env strings; -v: execve's envp unabbreviated.
-    opts = ["-ff", "-q", "-y", "-v", "-s", "65536", "--seccomp-bpf", "-z", "-e", calls]
+    # -y: dir fds as paths; -s: whole env strings; -v: execve's envp unabbreviated; -I2:
+    # SIGTERM makes strace detach and exit (with -o and a command it ignores it by default,
+    # and :func:`detach_when_done` would wait for every daemon the run left traced).
+    opts = ["-ff", "-q", "-y", "-v", "-s", "65536", "--seccomp-bpf", "-z", "-I2", "-e", calls]
     return [binary, *opts, "-o", str(prefix), "--", *argv]
 
 

@@ -1,0 +1,55 @@
+"""The suite's strace wrapper lets go of a run once its agent is gone, daemons or not.
+
+A run that leaves a daemon behind (HOLON-PROC-001's business) must not keep the tracer, and
+with it the harness, waiting: each such case used to cost the whole run timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import psutil
+from holon_conformance.processes import become_subreaper
+from holon_conformance.suite import trace
+
+#: A hang guard, not a benchmark: strace that ignores SIGTERM never ends before the daemon.
+GUARD = 30.0
+
+
+def test_the_tracer_detaches_from_a_daemon_the_run_left(tmp_path: Path) -> None:
+    assert trace.strace_binary(), "strace is part of the suite's test environment"
+    become_subreaper()
+    # The "agent" starts a daemon and waits for the go file (so its pid is seen), then exits.
+    script = (
+        "setsid sleep 120 </dev/null >/dev/null 2>&1 & echo $! > daemon.pid; "
+        "while [ ! -e go ]; do sleep 0.05; done; exit 0"
+    )
+    argv = trace.traced_argv(["sh", "-c", script], tmp_path / "run")
+    tracer = subprocess.Popen(argv, cwd=tmp_path, start_new_session=True)
+    agent = trace.agent_pid(tracer.pid)
+    daemon = 0
+    try:
+        assert agent is not None
+        (tmp_path / "go").touch()
+        deadline = time.monotonic() + GUARD
+        while tracer.poll() is None and time.monotonic() < deadline:
+            trace.detach_when_done(tracer.pid, agent)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                tracer.wait(timeout=0.2)
+        daemon = int((tmp_path / "daemon.pid").read_text(encoding="utf-8"))
+        assert tracer.returncode is not None, "strace kept tracing the daemon after the run"
+        # Detached, not killed: the leftover check still finds the daemon.
+        assert psutil.Process(daemon).status() != psutil.STATUS_ZOMBIE
+        found = trace.read_trace(tmp_path / "run")
+        assert any(program.endswith("sleep") for _, program, _, _ in found.execs)
+    finally:
+        for pid in (daemon, tracer.pid):
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                if pid:
+                    os.kill(pid, signal.SIGKILL)
+        tracer.wait()
