@@ -57,7 +57,7 @@ def build_input(sources: InputSources, spec: Spec, input_dir: Path) -> list[Path
     for source, name in ((sources.system_prompt, "system.md"), (sources.user_prompt, "user.md")):
         if source is None:
             continue
-        if not source.is_file():
+        if not source.exists():
             raise InputError(
                 f"prompt file {source} does not exist",
                 hint="pass an existing file to --system-prompt / --user-prompt",

@@ -183,6 +183,35 @@ def test_skill_link_out_of_its_directory_is_refused(tmp_path: Path) -> None:
     assert leaked == []
 
 
+def test_default_context_dir_linking_out_of_the_task_is_refused(tmp_path: Path) -> None:
+    """A task bundle from anyone: its context/ must not be a link to the user's files."""
+    secrets_dir = tmp_path / "home" / ".aws"
+    write(secrets_dir, "credentials", "aws_secret_access_key = secret\n")
+    spec = write_task(tmp_path / "task", ENGINE_STEPS)
+    context = tmp_path / "task" / "context"
+    (context / "replay.yaml").rename(tmp_path / "replay.yaml")
+    context.rmdir()
+    context.symlink_to(secrets_dir)
+    ws = make_workspace(tmp_path / "ws", "plain")
+
+    ran = _run(tmp_path, spec, ws)
+
+    assert ran.exit_code == 1
+    assert "outside" in ran.json["error"] and str(secrets_dir) in ran.json["error"]
+    assert run_dirs(tmp_path) == []
+
+
+def test_prompt_file_that_is_a_device_is_refused(tmp_path: Path) -> None:
+    spec = write_task(tmp_path / "task", ENGINE_STEPS)
+    ws = make_workspace(tmp_path / "ws", "plain")
+
+    ran = _run(tmp_path, spec, ws, "--system-prompt", "/dev/zero")
+
+    assert ran.exit_code == 1
+    assert "/dev/zero is a device" in ran.json["error"]
+    assert run_dirs(tmp_path) == []
+
+
 def test_context_link_to_a_device_is_refused(tmp_path: Path) -> None:
     spec = write_task(tmp_path / "task", ENGINE_STEPS)
     (tmp_path / "task" / "context" / "zeros").symlink_to("/dev/zero")
