@@ -1,8 +1,10 @@
 """The suite tests itself: deliberately broken adapters must come out NOT CONFORMANT, each
 with exactly the rows it breaks, while the reference replay adapter stays CONFORMANT.
 
-One pytest subprocess runs the packaged suite against all of them (the real holon-agent,
-real processes), loaded with ``HOLON_PLUGINS`` exactly as a third-party plugin would be.
+The packaged suite runs against all of them (the real holon-agent, real processes), loaded
+with ``HOLON_PLUGINS`` exactly as a third-party plugin would be. The adapters are split over
+a few pytest subprocesses run side by side (each adapter's runs are independent: own task
+dirs, own scripted provider, a subreaper per process); their JSON reports are merged.
 """
 
 from __future__ import annotations
@@ -11,28 +13,52 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 from holon_conformance.suite.broken import EXPECTED, TARGETS
 
+#: Side-by-side suite processes: most of a run is waiting on subprocesses, so a few overlap
+#: well even on two cores.
+WORKERS = 3
+#: The real Claude Code first: the slowest adapter starts its group.
+ORDER = sorted(("replay", *TARGETS), key=lambda name: "claude" not in name)
+
+
+def _start(out: Path, names: list[str]) -> subprocess.Popen[str]:
+    out.mkdir()
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    argv += [f"--junitxml={out / 'junit.xml'}", f"--holon-report={out / 'report.json'}"]
+    for name in names:
+        argv += ["--holon-adapter", name]
+    env = dict(os.environ, HOLON_PLUGINS="holon_conformance.suite.broken")
+    log = (out / "stdout.txt").open("w", encoding="utf-8")
+    return subprocess.Popen(argv, cwd=out, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("selftest")
-    path = out / "report.json"
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    argv += [f"--junitxml={out / 'junit.xml'}", f"--holon-report={path}"]
-    for name in ("replay", *TARGETS):
-        argv += ["--holon-adapter", name]
-    env = dict(os.environ, HOLON_PLUGINS="holon_conformance.suite.broken")
-    done = subprocess.run(
-        argv, cwd=out, env=env, capture_output=True, text=True, timeout=1800, check=False
-    )
-    assert done.returncode == 1, f"broken adapters must fail the run:\n{done.stdout[-3000:]}"
-    assert "holon conformance" in done.stdout and "NOT CONFORMANT" in done.stdout
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    data["_junit"] = (out / "junit.xml").read_text(encoding="utf-8")
+    base = tmp_path_factory.mktemp("selftest")
+    groups = [ORDER[i::WORKERS] for i in range(WORKERS)]
+    procs = [(base / f"part{i}", _start(base / f"part{i}", g)) for i, g in enumerate(groups)]
+    try:
+        for _, proc in procs:
+            proc.wait(timeout=1800)
+    finally:
+        for _, proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    parts: list[dict[str, Any]] = []
+    for out, proc in procs:
+        stdout = (out / "stdout.txt").read_text(encoding="utf-8")
+        assert proc.returncode == 1, f"broken adapters must fail the run:\n{stdout[-3000:]}"
+        assert "holon conformance" in stdout and "NOT CONFORMANT" in stdout
+        parts.append(json.loads((out / "report.json").read_text(encoding="utf-8")))
+    data = {**parts[0], "adapters": [a for part in parts for a in part["adapters"]]}
+    data["_junit"] = "".join((out / "junit.xml").read_text("utf-8") for out, _ in procs)
+    assert sorted(a["name"] for a in data["adapters"]) == sorted(ORDER)
     return data
 
 

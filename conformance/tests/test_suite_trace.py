@@ -29,9 +29,11 @@ def test_the_tracer_detaches_from_a_daemon_the_run_left(tmp_path: Path) -> None:
         "setsid sleep 120 </dev/null >/dev/null 2>&1 & echo $! > daemon.pid; "
         "while [ ! -e go ]; do sleep 0.05; done; exit 0"
     )
-    argv = trace.traced_argv(["sh", "-c", script], tmp_path / "run")
-    tracer = subprocess.Popen(argv, cwd=tmp_path, start_new_session=True)
-    agent = trace.agent_pid(tracer.pid)
+    command = ["sh", "-c", script]
+    tracer = subprocess.Popen(
+        trace.traced_argv(command, tmp_path / "run"), cwd=tmp_path, start_new_session=True
+    )
+    agent = trace.agent_pid(tracer.pid, command)
     daemon = 0
     try:
         assert agent is not None
@@ -53,3 +55,16 @@ def test_the_tracer_detaches_from_a_daemon_the_run_left(tmp_path: Path) -> None:
                 if pid:
                     os.kill(pid, signal.SIGKILL)
         tracer.wait()
+
+
+def test_the_agent_is_the_child_running_the_command() -> None:
+    """strace forks probe children of its own before the command: the agent is found by its
+    command line, not by being some child of the tracer."""
+    parent = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 61 & wait"], start_new_session=True)
+    try:
+        agent = trace.agent_pid(parent.pid, ["sleep", "61"])
+        assert agent is not None
+        assert psutil.Process(agent).cmdline() == ["sleep", "61"]
+    finally:
+        os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()

@@ -336,7 +336,7 @@ def _run_pipes(case: Case, argv: list[str], env: dict[str, str], root: Path) -> 
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    agent = trace.agent_pid(proc.pid) if traced else proc.pid
+    agent = trace.agent_pid(proc.pid, argv) if traced else proc.pid
     timed_out = False
     deadline = time.monotonic() + RUN_TIMEOUT
     while True:
@@ -374,7 +374,7 @@ def _run_pty(case: Case, argv: list[str], env: dict[str, str], root: Path) -> Ru
         command[0], command[1:], env=env, cwd=str(root), encoding="utf-8", codec_errors="replace"
     )
     tracer = int(child.pid or 0)  # pexpect sets it once spawned
-    agent = trace.agent_pid(tracer) if traced else tracer
+    agent = trace.agent_pid(tracer, argv) if traced else tracer
     chunks: list[str] = []
     prompt: str | None = None
     timed_out = False

@@ -62,14 +62,17 @@ def traced_argv(argv: list[str], prefix: Path) -> list[str]:
     return [binary, *opts, "-o", str(prefix), "--", *argv]
 
 
-def agent_pid(tracer: int, timeout: float = 10.0) -> int | None:
-    """The traced command's pid: the tracer's first child."""
+def agent_pid(tracer: int, argv: list[str], timeout: float = 10.0) -> int | None:
+    """The traced command's pid: the tracer's child running ``argv``. (Not merely its first
+    child: with ``--seccomp-bpf`` strace first forks short-lived children to probe the kernel,
+    and taking one for the agent would stop the trace in mid-run.)"""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with contextlib.suppress(psutil.Error):
-            children = psutil.Process(tracer).children()
-            if children:
-                return children[0].pid
+            for child in psutil.Process(tracer).children():
+                with contextlib.suppress(psutil.Error):
+                    if child.cmdline() == argv:
+                        return child.pid
         time.sleep(0.01)
     return None
 
