@@ -238,9 +238,10 @@ def _small_record(result, assert_valid_manifest, reason: str) -> dict[str, Any]:
 
 def test_yaml_alias_bomb_in_the_spec(tmp_path, assert_valid_manifest):
     task = make_task(tmp_path, replay=WRITE)
-    task.spec.write_text(f'version: "v1"\nkind: Holon\ngoal: x\n{_BOMB}\nmetadata: {{name: *i}}\n')
+    # an unknown field holding 9**9 nodes: today's loader accepts it and the run goes on
+    task.spec.write_text(f'version: "v1"\nkind: Holon\ngoal: x\n{_BOMB}\nextra: *i\n')
     manifest = _small_record(run_agent(task), assert_valid_manifest, "invalid_spec")
-    assert "alias" in manifest["error"]
+    assert "expands to more than" in manifest["error"]
 
 
 def test_yaml_alias_bomb_in_a_skill_name(tmp_path, assert_valid_manifest):
@@ -250,20 +251,20 @@ def test_yaml_alias_bomb_in_a_skill_name(tmp_path, assert_valid_manifest):
     (skill / "SKILL.md").write_text(f"---\n{_BOMB}\nname: *i\ndescription: d\n---\nbody\n")
     result = run_agent(task, args=["--skill", str(skill)])
     manifest = _small_record(result, assert_valid_manifest, "invalid_skill")
-    assert "SKILL.md" in manifest["error"]
+    assert "SKILL.md" in manifest["error"] and "expands to more than" in manifest["error"]
 
 
 @pytest.mark.parametrize("opener", ["[", "{a: ", "- "])
 def test_deeply_nested_spec(tmp_path, assert_valid_manifest, opener):
     task = make_task(tmp_path, replay=WRITE)
     depth = 5000
-    if opener == "- ":
-        nested = "".join(f"{'  ' * i}-\n" for i in range(depth)) + "  " * depth + "- x\n"
+    if opener == "- ":  # block style: "- - - x" is [[[x]]]
+        nested = "- " * depth + "x"
     else:
         nested = opener * depth + "x" + ("]" if opener == "[" else "}") * depth
     task.spec.write_text(f'version: "v1"\nkind: Holon\ngoal: x\nextra:\n  {nested}\n')
     manifest = _small_record(run_agent(task), assert_valid_manifest, "invalid_spec")
-    assert "nest" in manifest["error"]
+    assert "nested deeper than" in manifest["error"]
 
 
 def test_oversized_spec_is_refused_naming_the_cap(tmp_path, assert_valid_manifest):

@@ -20,7 +20,7 @@ ENV = {"MY_API_TOKEN": SECRET, "HOLON_REPLAY_PASS_ENV": "MY_API_TOKEN"}
         ("ln -s /tmp/$MY_API_TOKEN {output}/link", "output/link"),
         ("echo $MY_API_TOKEN > {output}/.holon-notes", "output/.holon-notes"),
         ("echo $MY_API_TOKEN | fold -w 7 > {output}/wrapped.txt", "output/wrapped.txt"),
-        ("printf 'x-access-token:%s' $MY_API_TOKEN | base64 > {output}/a.txt", "output/a.txt"),
+        ("printf 'oauth2:%s' $MY_API_TOKEN | base64 > {output}/a.txt", "output/a.txt"),
         ("printf %s $MY_API_TOKEN | od -An -tx1 | tr -d ' \\n' > {output}/h.txt", "output/h.txt"),
         ("touch empty-$MY_API_TOKEN.txt", "empty-***REDACTED***.txt"),
         ("echo $MY_API_TOKEN | fold -w 9 | sed 's/^/  /' > wrapped.py", "wrapped.py"),
