@@ -111,6 +111,8 @@ def unlock_input(input_dir: Path) -> None:
 
 
 def _chmod_tree(top: Path, *, files: int, dirs: int, add: int = 0) -> None:
+    if top.is_symlink() or not top.is_dir():
+        return  # replaced during the run (the verification says so): follow nothing
     for dirname, dirnames, filenames in os.walk(top, topdown=False):
         dirpath = Path(dirname)
         for name in filenames:

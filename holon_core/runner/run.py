@@ -197,9 +197,11 @@ def _discard_output(made: list[Path]) -> None:
 
 def _verify(original: Fingerprint, inputs: Fingerprint, input_dir: Path) -> list[str]:
     """What changed in the original workspace and in the input dir during the run."""
-    changes = [f"workspace: {change}" for change in changed_paths(original)]
-    changes += [f"input: {change}" for change in changed_paths(inputs)]
-    unlock_input(input_dir)
+    try:
+        changes = [f"workspace: {change}" for change in changed_paths(original)]
+        changes += [f"input: {change}" for change in changed_paths(inputs)]
+    finally:
+        unlock_input(input_dir)
     return changes
 
 
