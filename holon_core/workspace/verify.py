@@ -24,6 +24,8 @@ from holon_core.workspace._git import probe_repo, run_git
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+#: No fsmonitor hook (a program the repo's config names) runs for a read-only probe.
+_READ_ONLY = ("-c", "core.fsmonitor=false")
 #: How many changed paths a message names before it says "and N more".
 SHOWN = 10
 Stat = tuple[object, ...]
@@ -157,15 +159,15 @@ def _is_index(fp: Fingerprint, name: str) -> bool:
 
 def _index_digest(root: Path) -> str | None:
     """The index's entries (mode, blob, stage, path), without the stat cache git refreshes."""
-    proc = run_git(["ls-files", "--stage", "-z"], cwd=root, check=False)
+    proc = run_git([*_READ_ONLY, "ls-files", "--stage", "-z"], cwd=root, check=False)
     return hashlib.sha256(proc.stdout).hexdigest() if proc.returncode == 0 else None
 
 
 def _clean_blobs(root: Path) -> dict[str, str]:
     """Blob ids of tracked files whose work-tree stats match the index (git's own notion of
     clean); a stat-dirty file is left out and judged by its stats alone."""
-    staged = run_git(["ls-files", "--stage", "-z"], cwd=root, check=False)
-    dirty = run_git(["diff-files", "--name-only", "-z"], cwd=root, check=False)
+    staged = run_git([*_READ_ONLY, "ls-files", "--stage", "-z"], cwd=root, check=False)
+    dirty = run_git([*_READ_ONLY, "diff-files", "--name-only", "-z"], cwd=root, check=False)
     if staged.returncode != 0 or dirty.returncode != 0:
         return {}
     skip = set(_split(dirty.stdout))
@@ -183,7 +185,7 @@ def _differing_blobs(before: Fingerprint, names: Iterable[str]) -> list[str]:
     if not names:
         return []
     proc = run_git(
-        ["hash-object", "--stdin-paths"],
+        [*_READ_ONLY, "hash-object", "--stdin-paths"],
         cwd=before.root,
         stdin="".join(f"{name}\n" for name in names).encode(errors="surrogateescape"),
         check=False,

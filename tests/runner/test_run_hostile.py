@@ -313,6 +313,16 @@ def test_plain_write_into_the_original_is_caught_and_not_applied(tmp_path: Path,
     assert not (ws / "a.txt").exists()
 
 
+def test_output_inside_the_workspace_is_not_a_modification(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws", "git")
+    ran = _run(
+        tmp_path, write_task(tmp_path / "task", ENGINE_STEPS), ws, "--output", str(ws / "out")
+    )
+
+    assert ran.exit_code == 0, ran.stdout + ran.stderr
+    assert (ws / "out" / "manifest.json").is_file()
+
+
 def test_engine_deleting_the_snapshot_git_keeps_its_edits_in_the_patch(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "ws", "git")
     steps: Steps = [
