@@ -42,7 +42,12 @@ def foreign_files(output: Path) -> list[str]:
         return []  # unreadable: the writability check names the problem
     if marker is not None and stat.S_ISREG(marker.st_mode):
         return []
-    return names
+    return [n for n in names if not _filesystem_own(output / n)]
+
+
+def _filesystem_own(path: Path) -> bool:
+    """``lost+found`` at the root of a fresh volume mounted as the output dir is not a user's."""
+    return path.name == "lost+found" and path.is_dir() and not path.is_symlink()
 
 
 def refusal(output: Path, names: list[str]) -> str:

@@ -26,6 +26,18 @@ def test_an_output_dir_with_files_holon_did_not_write_is_refused_untouched(tmp_p
     assert not (task.workspace / "hello.txt").exists()  # the engine never started
 
 
+def test_a_fresh_volume_with_only_lost_and_found_is_usable(tmp_path, assert_valid_manifest):
+    task = make_task(tmp_path, replay=WRITE)
+    (task.output / "lost+found").mkdir()  # what mkfs leaves at the root of a new volume
+    result = run(task)
+    assert result.exit_code == 0, result.stderr
+    assert "lost+found" not in str(assert_valid_manifest(result.manifest)["artifacts"])
+    assert (task.output / "lost+found").is_dir()
+    (task.output / "lost+found" / "#1234").write_text("recovered\n")  # still never deleted
+    assert run(task).exit_code == 0
+    assert (task.output / "lost+found" / "#1234").read_text() == "recovered\n"
+
+
 def test_a_symlink_named_like_the_marker_does_not_make_a_dir_holons(tmp_path):
     task = make_task(tmp_path, replay=WRITE)
     marker = tmp_path / "real-marker"
