@@ -44,7 +44,9 @@ REASON_CODES = (
     "disk_full",
     "output_replaced",
     "plugin_error",
+    "preflight_failed",
     "probe_failed",
+    "holon_error",
     "internal_error",
 )
 
