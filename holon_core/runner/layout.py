@@ -87,6 +87,22 @@ class RunLayout:
             raise OSError(f"the run directory {self.root} is not held open")
         self.held.write_atomic(self.record.name, text)
 
+    def seal(self) -> None:
+        """Before the launch: create the agent's log files, then make the run dir itself
+        read-only (0500), so an engine cannot plant a name beside the snapshot without first
+        chmodding it back (modes do not bind root; the held descriptor still protects then)."""
+        if self.held is None:
+            return
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        for stream in ("stdout", "stderr"):
+            os.close(os.open(self.agent_log(stream).name, flags, 0o600, dir_fd=self.held.fd))
+        os.fchmod(self.held.fd, 0o500)
+
+    def unseal(self) -> None:
+        """After the agent exited: the runner writes its record and removes scratch dirs."""
+        if self.held is not None:
+            os.fchmod(self.held.fd, 0o700)
+
     def remove_scratch(self, path: Path) -> None:
         """Delete one scratch dir, only if it is still the one made here (a link or a dir
         moved into its place by the engine is unlinked or left alone, never followed)."""
@@ -108,6 +124,8 @@ class RunLayout:
         """Remove the whole run (a refused run leaves nothing behind), then the dirs above it
         that this run created, if they are empty."""
         if self.held is not None:
+            with contextlib.suppress(OSError):
+                self.unseal()
             if not self.held.replaced():
                 _rmtree(self.root)
             self.held.close()

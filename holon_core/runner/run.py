@@ -154,16 +154,20 @@ def _run(
         result.snapshot = {"path": str(snapshot.path), "kind": snapshot.kind, "kept": False}
         result.engine, engine_vars = _engine(options.engine, env, spec)
         progress = Progress(stream, tty=_isatty(stream), enabled=options.progress)
+        layout.seal()
         stops.hold()  # from here on the agent owns the stop: it is forwarded, not raised
-        exited = _launch(
-            options,
-            env,
-            layout,
-            skills=skills,
-            engine_vars=engine_vars,
-            progress=progress,
-            cancelled=lambda: stops.received is not None,
-        )
+        try:
+            exited = _launch(
+                options,
+                env,
+                layout,
+                skills=skills,
+                engine_vars=engine_vars,
+                progress=progress,
+                cancelled=lambda: stops.received is not None,
+            )
+        finally:
+            layout.unseal()
     except BaseException:
         if not options.keep_snapshot:
             _remove_snapshot(layout, snapshot)

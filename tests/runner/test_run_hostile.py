@@ -43,6 +43,18 @@ def test_run_json_is_not_written_through_a_planted_link(tmp_path: Path) -> None:
     assert json.loads(record.read_text())["outcome"] == "success"
 
 
+def test_run_dir_is_read_only_while_the_engine_runs(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws", "plain")
+    out = tmp_path / "out"
+    steps: Steps = [{"run": "stat -c %a .. > {output}/mode"}, *ENGINE_STEPS]
+    ran = _run(tmp_path, write_task(tmp_path / "task", steps), ws, "--output", str(out))
+
+    assert ran.exit_code == 0, ran.stderr
+    assert int((out / "mode").read_text(), 8) & 0o222 == 0
+    (run_dir,) = run_dirs(tmp_path)
+    assert run_dir.stat().st_mode & 0o700 == 0o700  # writable again for the record
+
+
 def test_snapshot_swapped_for_a_link_is_not_followed_on_cleanup(tmp_path: Path) -> None:
     """The engine replaces the snapshot dir with a link to another project of the user's."""
     other = tmp_path / "other-project"
