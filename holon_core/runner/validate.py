@@ -17,7 +17,9 @@ engine ever ran) is what the caller needs to see.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +32,8 @@ from holon_core.models.spec import Spec
 from holon_core.quoting import clip, shorten
 from holon_core.workspace._git import git_binary, git_env
 
+#: A larger manifest is refused (holon's own is a few KiB).
+MAX_MANIFEST_BYTES = 8 << 20
 EXIT_FOR_OUTCOME = {"success": 0, "failure": 1, "needs_human": 2}
 STATUSES = ("completed", "failed", "running")
 #: Why ``holon run`` distrusts a result (``Problem.code``), documented in docs/manifest.md.
@@ -93,13 +97,40 @@ def validate_output(output: Path, spec: Spec, workspace: Path, exit_code: int) -
     return result
 
 
+def _read_capped(path: Path) -> str | None:
+    """The manifest's text, read without following a link; None past the cap or not a file.
+
+    The engine could have planted ``manifest.json`` (a link to ``/dev/zero``, gigabytes of
+    padding) where the agent died before writing its own.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        raw = handle.read(MAX_MANIFEST_BYTES + 1)
+    if len(raw) > MAX_MANIFEST_BYTES:
+        return None
+    return raw.decode("utf-8", errors="replace")
+
+
 def _check_manifest(path: Path, result: Validation) -> dict[str, Any] | None:
-    if not path.is_file():
+    if not os.path.lexists(path):
         result.problems.append(
             Problem("missing_manifest", f"the agent wrote no manifest.json in {path.parent}")
         )
         return None
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = _read_capped(path)
+    if text is None:
+        result.problems.append(
+            Problem(
+                "invalid_manifest",
+                f"{path} is not a regular file of at most {MAX_MANIFEST_BYTES >> 20} MiB",
+            )
+        )
+        return None
     try:
         data = json.loads(text)
     except ValueError as exc:

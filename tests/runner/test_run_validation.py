@@ -143,3 +143,17 @@ def test_failed_outcome_is_not_applied(tmp_path: Path) -> None:
     assert result["valid"] is True and result["outcome"] == "failure"
     assert result["applied"] is False and "not success" in result["apply_error"]
     assert snapshot_tree(ws) == before
+
+
+@pytest.mark.parametrize("mode", ["huge", "link"])
+def test_a_manifest_too_big_or_not_a_file_is_refused_without_reading_it_all(
+    tmp_path: Path, mode: str
+) -> None:
+    ws = make_workspace(tmp_path / "ws", "plain")
+    spec = write_task(tmp_path / "task", [])
+
+    ran = holon_run(tmp_path, [str(spec), "--workspace", str(ws), "--json"], fake(mode))
+
+    assert ran.exit_code == 1
+    assert ran.json["reason"] == "invalid_manifest"
+    assert "is not a regular file of at most 8 MiB" in ran.json["error"]
