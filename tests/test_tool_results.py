@@ -95,3 +95,31 @@ def test_amending_a_result_moves_the_failure_count() -> None:
     assert not report.amend_tool_result("a", ok=False, exit_code=2)
     assert not report.amend_tool_result("missing", ok=True, exit_code=0)
     assert report.tool_summary()["failed_commands"] == [{"command": "ls x", "exit_code": 2}]
+
+
+def test_the_replay_engine_applies_the_same_rule_through_holon_agent(tmp_path) -> None:
+    from holon_core.testing import make_task, run_agent
+
+    failing = make_task(
+        tmp_path / "failing",
+        replay=[{"run": "ls /nonexistent-dir"}, {"run": "false"}, {"say": "Done, all good."}],
+    )
+    result = run_agent(failing)
+    assert result.exit_code == 1, result.stderr
+    assert result.manifest["metadata"]["reason"] == "tool_failed"
+    assert result.manifest["metadata"]["tools"]["commands_failed"] == 2
+
+    exploring = make_task(
+        tmp_path / "exploring",
+        replay=[
+            {"run": "grep -r no-such-needle ."},  # exit 1: no match, an answer
+            {"write": {"path": "notes.txt", "content": "found nothing\n"}},
+            {"say": "Wrote notes."},
+        ],
+    )
+    result = run_agent(exploring)
+    assert result.exit_code == 0, result.stderr
+    assert result.manifest["metadata"]["reason"] == "ok"
+    assert result.manifest["metadata"]["tools"]["commands_failed"] == 0
+    events = (exploring.output / "evidence" / "events.ndjson").read_text()
+    assert '"exit_code":1' in events.replace(" ", "")

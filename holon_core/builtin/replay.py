@@ -23,7 +23,7 @@ from holon_core.adapter import (
     base_env,
 )
 from holon_core.checks import Check
-from holon_core.events import Event
+from holon_core.events import Event, ToolOutcome, command_ok
 from holon_core.hookspecs import hookimpl
 
 if TYPE_CHECKING:
@@ -36,6 +36,11 @@ def replay_script_path(input_dir: Path, env: Mapping[str, str]) -> Path:
 
 
 class ReplayParser(JsonLinesParser):
+    def __init__(self) -> None:
+        super().__init__()
+        #: tool id -> (tool name, shell command) of each call, to judge its result.
+        self._calls: dict[str, tuple[str | None, str | None]] = {}
+
     def handle(self, raw: dict[str, Any]) -> list[Event]:
         kind = raw.get("type")
         report = self.report
@@ -49,13 +54,20 @@ class ReplayParser(JsonLinesParser):
         if kind == "tool":
             report.tool_calls += 1
             detail = {k: v for k, v in raw.items() if k not in ("type", "id", "name")}
+            tool_id = str(raw.get("id"))
+            self._calls[tool_id] = (_text(raw.get("name")), _text(raw.get("command")))
             return [
                 Event(type="tool_call", tool=raw.get("name"), tool_id=raw.get("id"), data=detail)
             ]
         if kind == "tool_result":
-            ok = raw.get("status") == "ok"
-            if not ok:
-                report.tool_failures += 1
+            tool_id = str(raw.get("id"))
+            name, command = self._calls.get(tool_id, (None, None))
+            exit_code = raw.get("exit_code")
+            if command is not None and isinstance(exit_code, int):
+                ok = command_ok(command, exit_code)  # the rule every adapter applies
+            else:
+                ok = raw.get("status") == "ok"
+            report.record_tool_result(ToolOutcome(tool_id, name, ok, command, exit_code))
             data: dict[str, Any] = {k: raw[k] for k in ("exit_code", "output") if k in raw}
             status: Literal["ok", "error"] = "ok" if ok else "error"
             return [Event(type="tool_result", tool_id=raw.get("id"), status=status, data=data)]
@@ -104,3 +116,7 @@ class ReplayEngine(EngineAdapter):
 @hookimpl
 def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
     register(ReplayEngine())
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
