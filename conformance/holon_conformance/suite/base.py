@@ -43,6 +43,13 @@ def _all_runs(target: Target) -> list[RunRecord]:
     return _cases(target, (*TASK_CASES, "probe", "probe-no-spec", "probe-bad-output"))
 
 
+def _finished(runs: list[RunRecord]) -> list[RunRecord]:
+    """The runs holon-agent ended itself. One the suite had to stop (it prompted or hung)
+    fails RFC2-HEAD-001/002; it is no evidence for the rows that sweep every run (a killed
+    agent writes no manifest and cleans nothing up because the suite killed it)."""
+    return [run for run in runs if not run.stopped]
+
+
 def _written_by_the_run(run: RunRecord) -> Iterator[tuple[str, bytes]]:
     """Everything holon wrote that a user sees: output files and holon-agent's own output."""
     yield "holon-agent stdout/stderr", run.output.encode("utf-8", "replace")
@@ -80,7 +87,7 @@ class BaseInputs(_Base):
 class BaseOutputs(_Base):
     @req("RFC2-OUT-001", "RFC2-OUT-003")
     def test_writes_nothing_outside_the_output_dir(self, holon_target: Target) -> None:
-        runs = _all_runs(holon_target)
+        runs = _finished(_all_runs(holon_target))
         bad = {run.case: run.outside_writes[:8] for run in runs if run.outside_writes}
         assert not bad, f"files written outside output/ and workspace/: {bad}"
         traced = all(run.tmp_created is not None for run in runs)
@@ -103,7 +110,7 @@ class BaseOutputs(_Base):
 
     @req("RFC2-OUT-004")
     def test_manifest_on_success_failure_and_probe(self, holon_target: Target) -> None:
-        for run in _cases(holon_target, (*TASK_CASES, "probe", "probe-no-spec")):
+        for run in _finished(_cases(holon_target, (*TASK_CASES, "probe", "probe-no-spec"))):
             _manifest(run)
 
     @req("HOLON-SCHEMA-001")
@@ -113,7 +120,7 @@ class BaseOutputs(_Base):
         from holon_core.models.manifest import manifest_schema
 
         schema = manifest_schema()
-        for run in _cases(holon_target, (*TASK_CASES, "probe", "probe-no-spec")):
+        for run in _finished(_cases(holon_target, (*TASK_CASES, "probe", "probe-no-spec"))):
             try:
                 jsonschema.validate(_manifest(run), schema)
             except jsonschema.ValidationError as exc:
@@ -184,7 +191,7 @@ class BaseExitCodes(_Base):
 
     @req("RFC2-EXIT-003")
     def test_exit_code_matches_manifest_outcome(self, holon_target: Target) -> None:
-        for run in _all_runs(holon_target):
+        for run in _finished(_all_runs(holon_target)):
             if run.case == "probe-bad-output":
                 continue  # --output is a file: no manifest can be written there
             outcome = _manifest(run).get("outcome")

@@ -43,10 +43,51 @@ EXPECTED: dict[str, dict[str, str]] = {
     "broken-exit0-on-failure": {"RFC2-EXIT-002": _F},
     "broken-hides-needs-human": {"RFC2-EXIT-003": _F},
     "broken-leaves-daemon": {"HOLON-PROC-001": _F},
-    "broken-needs-tty": {"RFC2-HEAD-001": _F},
+    # An engine that cannot start without a terminal does nothing under holon (the engine
+    # never has one, with or without a terminal around holon-agent): every row that needs the
+    # task done fails with it, and required-artifact validation cannot be observed.
+    "broken-needs-tty": {
+        "RFC2-HEAD-001": _F,
+        "RFC2-HEAD-002": _F,
+        "RFC2-IN-002": _F,
+        "RFC2-EXIT-001": _F,
+        "RFC2-V01-ART-001": _F,
+        "RFC2-V01-PATCH-001": _F,
+        "RFC2-V01-HOST-001": _F,
+        "HOLON-PATCH-001": _F,
+        "HOLON-HERM-001": _F,
+        "RFC2-OUT-006": "WARN",
+        "RFC2-PATCH-001": "WARN",
+        "RFC2-PATCH-002": "WARN",
+        "RFC2-RUN-005": "WARN",
+    },
     "broken-prompts": {"RFC2-HEAD-002": _F},
     "broken-ignores-missing-credentials": {"RFC2-HEAD-003": _F},
-    "broken-no-manifest": {"RFC2-OUT-004": _F},
+    # The agent dies silently before the engine starts, in every run that is not a probe: no
+    # manifest (every row that reads one fails), no work done (the task rows fail), and its
+    # scratch dir stays in the run's TMPDIR (OUT-001/003). One defect, rightly many rows.
+    "broken-no-manifest": {
+        "RFC2-OUT-004": _F,
+        "RFC2-OUT-001": _F,
+        "RFC2-OUT-003": _F,
+        "RFC2-IN-002": _F,
+        "RFC2-EXIT-001": _F,
+        "RFC2-EXIT-002": _F,
+        "RFC2-EXIT-003": _F,
+        "RFC2-HEAD-001": _F,
+        "RFC2-HEAD-002": _F,
+        "RFC2-V01-ART-001": _F,
+        "RFC2-V01-PATCH-001": _F,
+        "RFC2-V01-HOST-001": _F,
+        "HOLON-SCHEMA-001": _F,
+        "HOLON-PATCH-001": _F,
+        "HOLON-HERM-001": _F,
+        "RFC2-OUT-006": "WARN",
+        "RFC2-OUT-007": "WARN",
+        "RFC2-PATCH-001": "WARN",
+        "RFC2-PATCH-002": "WARN",
+        "RFC2-RUN-005": "WARN",
+    },
     "broken-dirties-workspace": {"HOLON-PATCH-001": _F},
     "broken-reads-user-env": {"HOLON-HERM-001": _F},
     "broken-passes-env": {"HOLON-HERM-001": _F},
@@ -104,7 +145,11 @@ class _SuccessParser(ReplayParser):
             raw = json.loads(line)
         except ValueError:
             raw = None
-        if isinstance(raw, dict) and raw.get("type") == "result":
+        if (
+            isinstance(raw, dict)
+            and raw.get("type") == "result"
+            and raw.get("outcome") == "failure"
+        ):
             raw["outcome"] = "success"  # the bug: a failed run read as a success
             line = json.dumps(raw)
         return super().feed(line)
@@ -120,13 +165,15 @@ class Exit0OnFailure(_Broken):
 
 
 class LeavesDaemon(_Broken):
-    """Starts a helper daemon from the agent process, outside the supervisor, and forgets it."""
+    """Starts a helper daemon from the agent process, outside the supervisor, and forgets it.
+    (With a clean environment: given the agent's, it would also break HOLON-HERM-001.)"""
 
     name = "broken-leaves-daemon"
 
     def launch(self, run: RunContext) -> LaunchPlan:
         subprocess.Popen(
             ["sleep", "300"],
+            env={"PATH": os.environ.get("PATH", os.defpath)},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from holon_core.plugins import HolonPlugins
 
 RUN_TIMEOUT = 120.0
+#: Seconds holon-agent gets to record a run the suite stops (a prompt seen, a hang).
+STOP_GRACE = 10.0
 #: Variables of the test process that reach holon-agent (everything else is set explicitly).
 #: PYTHONPATH lets ``HOLON_PLUGINS`` name an adapter that is not installed (a checkout).
 PASSED = (
@@ -87,6 +89,11 @@ class RunRecord:
     secrets: list[str] = field(default_factory=list)
     #: Canary files planted as user config (see :mod:`canary`) -> their hash before the run.
     planted: dict[Path, str] = field(default_factory=dict)
+
+    @property
+    def stopped(self) -> bool:
+        """The suite ended the run (a prompt on the terminal, or the run timeout)."""
+        return self.timed_out or self.prompt_seen is not None
 
     def describe(self) -> str:
         tail = "\n".join(self.output.strip().splitlines()[-15:])
@@ -395,12 +402,28 @@ def _run_pty(case: Case, argv: list[str], env: dict[str, str], root: Path) -> Ru
             timed_out = True
             break
     if prompt is not None or timed_out:
-        child.kill(signal.SIGKILL)
+        chunks.append(_stop_pty(child, agent))
     child.close(force=True)
     exit_code = child.exitstatus if child.exitstatus is not None else None
     record = RunRecord(case.name, argv, exit_code, "".join(chunks), 0.0, root, root, root)
     record.prompt_seen, record.timed_out, record.agent_pid = prompt, timed_out, agent
     return record
+
+
+def _stop_pty(child: Any, agent: int | None) -> str:
+    """End a run the way a user would: SIGTERM to holon-agent, which then records a cancelled
+    run and cleans up (the suite reports the prompt or the hang; the run's other rows are then
+    judged on a finished run, not on one the suite killed), and SIGKILL after a grace."""
+    import pexpect
+
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(agent or child.pid, signal.SIGTERM)
+    try:
+        child.expect(pexpect.EOF, timeout=STOP_GRACE)
+        return str(child.before or "")
+    except pexpect.TIMEOUT:
+        child.kill(signal.SIGKILL)
+        return ""
 
 
 def cleanup(target: Target) -> None:
