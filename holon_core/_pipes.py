@@ -1,8 +1,9 @@
-"""Pipe threads for the supervisor: read output in large chunks, feed stdin, stop on request.
+"""Pipe threads for the supervisor: drain output to a spool, feed stdin, stop on request.
 
-Readers hand whole chunks (up to :data:`CHUNK_BYTES`) to the supervising thread, which writes
-them raw to evidence and splits lines for the parser there: no per-line work happens between
-the pipe and the queue, so a chatty engine is read at the speed holon can store its output.
+Readers append every chunk read from the engine's pipes to a :class:`Spool` (an unnamed file
+in holon's run dir) and do nothing else, so the engine writes at the speed of the disk, not
+at the speed holon can parse and redact. The supervising thread reads the spool behind them,
+in the order the chunks were read, splits lines for the parser and stores the raw output.
 
 Both threads poll their pipe with a short timeout instead of blocking in read/write: a
 grandchild that keeps the pipe open must never make the supervisor wait forever, and closing
@@ -11,13 +12,15 @@ a file descriptor does not wake a thread blocked on it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import fcntl
 import os
-import queue
 import selectors
+import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -28,10 +31,10 @@ if TYPE_CHECKING:
 MAX_LINE_BYTES = 8 * 1024 * 1024
 #: Bytes asked of each read; the pipe is enlarged to this size where the kernel allows.
 CHUNK_BYTES = 1024 * 1024
-#: Chunks queued for the supervising thread at most (so at most this many MiB in memory); a
-#: full queue stops the reader, the pipe fills and the engine blocks on write: an engine
-#: flooding stdout is slowed to what holon can store instead of growing holon's memory.
-QUEUE_CHUNKS = 16
+#: Unprocessed output the spool holds at most; past it the readers wait, the pipe fills and
+#: the engine blocks on write: a flood is not throttled below this lead, and holon's disk use
+#: stays bounded against an engine printing forever.
+SPOOL_MAX_BACKLOG = 256 * 1024 * 1024
 _POLL = 0.1
 _STDIN_CHUNK = 256 * 1024
 #: After stop(), keep reading what is already buffered for at most this long.
@@ -46,24 +49,129 @@ def enlarge_pipe(fd: int, size: int = CHUNK_BYTES) -> None:
             fcntl.fcntl(fd, setsize, size)
 
 
-class ChunkReader(threading.Thread):
-    """Puts ``(kind, chunk)`` on the queue for every read, then ``(kind, None)`` at the end."""
+def _unnamed_file(directory: str | None) -> int:
+    """A read-write file with no name (gone when closed, even if holon is killed)."""
+    where = directory or tempfile.gettempdir()
+    tmpfile = getattr(os, "O_TMPFILE", 0)
+    if tmpfile:
+        with contextlib.suppress(OSError):  # filesystems without O_TMPFILE support
+            return os.open(where, tmpfile | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    fd, name = tempfile.mkstemp(prefix=".holon-spool-", dir=where)
+    Path(name).unlink()
+    return fd
 
-    def __init__(
-        self, stream: IO[bytes], kind: str, out: queue.Queue[tuple[str, bytes | None]]
-    ) -> None:
+
+class Spool:
+    """Both output streams as read: appended by the readers, read back by the consumer.
+
+    Each stream goes to its own unnamed file; a queue of ``[kind, end offset]`` (merged while
+    one stream keeps writing) remembers the order of the reads, so the consumer sees stdout
+    and stderr interleaved as the pipes delivered them. ``end offset`` None marks EOF.
+    """
+
+    def __init__(self, directory: str | None = None, max_backlog: int = SPOOL_MAX_BACKLOG) -> None:
+        self.max_backlog = max_backlog
+        self._fds = {kind: _unnamed_file(directory) for kind in ("out", "err")}
+        self._written = dict.fromkeys(self._fds, 0)
+        self._read = dict.fromkeys(self._fds, 0)
+        self._order: collections.deque[list[str | int | None]] = collections.deque()
+        self._lock = threading.Lock()
+        self._room = threading.Condition(self._lock)
+        #: Set whenever there is something new for the consumer.
+        self.ready = threading.Event()
+        #: When the engine last delivered a byte (silence is measured here, not at the parser).
+        self.last_input = time.monotonic()
+        #: The first failure storing output (e.g. a full disk); the consumer raises it.
+        self.error: OSError | None = None
+        self._abandoned = False
+
+    @property
+    def backlog(self) -> int:
+        """Bytes stored but not yet taken by the consumer."""
+        return sum(self._written.values()) - sum(self._read.values())
+
+    def append(self, kind: str, chunk: bytes) -> None:
+        """Store a chunk (reader thread); waits while the backlog is full, unless abandoned."""
+        with self._room:
+            while self.backlog >= self.max_backlog and not self._abandoned:
+                self._room.wait(_POLL)
+            if self._abandoned:
+                return
+        fd, view = self._fds[kind], memoryview(chunk)
+        while view:
+            view = view[os.write(fd, view) :]
+        with self._lock:
+            self._written[kind] += len(chunk)
+            last = self._order[-1] if self._order else None
+            if last is not None and last[0] == kind and last[1] is not None:
+                last[1] = self._written[kind]
+            else:
+                self._order.append([kind, self._written[kind]])
+        self.last_input = time.monotonic()
+        self.ready.set()
+
+    def end(self, kind: str) -> None:
+        """The stream ``kind`` reached EOF (or its reader stopped)."""
+        with self._lock:
+            self._order.append([kind, None])
+        self.ready.set()
+
+    def take(self, limit: int = CHUNK_BYTES) -> tuple[str, bytes | None] | None:
+        """The oldest stored output (consumer thread): ``(kind, bytes)``, ``(kind, None)`` at
+        that stream's end, or None when there is nothing new."""
+        with self._lock:
+            if not self._order:
+                return None
+            kind, end = self._order[0]
+            assert isinstance(kind, str)
+            if end is None:
+                self._order.popleft()
+                return kind, None
+            assert isinstance(end, int)
+            start = self._read[kind]
+        data = os.pread(self._fds[kind], min(limit, end - start), start)
+        with self._room:
+            # Bytes the file no longer holds (it cannot shrink under holon) count as read.
+            self._read[kind] = start + len(data) if data else end
+            if self._read[kind] >= self._order[0][1]:  # type: ignore[operator]
+                self._order.popleft()
+            self._room.notify_all()
+        return kind, data
+
+    def abandon(self) -> None:
+        """Nobody will consume any more: readers stop waiting for room."""
+        with self._room:
+            self._abandoned = True
+            self._room.notify_all()
+
+    def drop_backlog(self) -> int:
+        """Forget everything not yet taken (but keep the EOF marks); returns the bytes lost."""
+        with self._room:
+            lost = self.backlog
+            self._read = dict(self._written)
+            self._order = collections.deque(e for e in self._order if e[1] is None)
+            self._room.notify_all()
+        return lost
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds.clear()
+
+
+class ChunkReader(threading.Thread):
+    """Appends every read of its pipe to the spool, then marks the stream's end there."""
+
+    def __init__(self, stream: IO[bytes], kind: str, spool: Spool) -> None:
         super().__init__(name=f"holon-{kind}-reader", daemon=True)
         self.stream = stream
         self.kind = kind
-        self.out = out
+        self.spool = spool
         self._stop_at: float | None = None
-        self._abandoned = threading.Event()
+        #: True once the pipe reached EOF (every writer closed it).
+        self.eof = False
         enlarge_pipe(stream.fileno())
-
-    def abandon(self) -> None:
-        """Stop at once, dropping anything the supervisor will no longer consume."""
-        self._abandoned.set()
-        self.stop()
 
     def stop(self) -> None:
         """Stop at EOF or once the pipe has been quiet/drained briefly, whichever is first."""
@@ -83,23 +191,19 @@ class ChunkReader(threading.Thread):
                         continue
                     chunk = os.read(fd, CHUNK_BYTES)
                     if not chunk:
+                        self.eof = True
                         break
-                    self._put(chunk)
+                    try:
+                        self.spool.append(self.kind, chunk)
+                    except OSError as exc:  # the spool's disk is full: the consumer says so
+                        self.spool.error = self.spool.error or exc
+                        break
                     if stop_at is not None and time.monotonic() > stop_at:
                         break
         except OSError:
             pass
         finally:
-            self._put(None)
-
-    def _put(self, chunk: bytes | None) -> None:
-        """Queue a chunk, waiting while the queue is full (backpressure) unless abandoned."""
-        while not self._abandoned.is_set():
-            try:
-                self.out.put((self.kind, chunk), timeout=_POLL)
-                return
-            except queue.Full:
-                continue
+            self.spool.end(self.kind)
 
 
 class LineSplitter:

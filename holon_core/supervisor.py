@@ -1,11 +1,15 @@
 """Run one engine process tree to its end and leave nothing behind.
 
 The engine starts in its own session with no TTY, stdin fed or closed, and stdout/stderr as
-pipes. Reader threads only read large chunks; the calling thread splits them into lines and
-runs every callback, so event parsers need no locking. The run ends by exit, wall-clock
-timeout, silence timeout, the cancel event or a parser's abort request; a teardown ladder
-(close stdin, SIGTERM to the group, grace, SIGKILL) follows, and afterwards every descendant
-left (setsid'd tools, daemons) is killed and reaped (see :mod:`holon_core.process_tree`).
+pipes. Reader threads only drain the pipes into a spool file at disk speed (a chatty engine
+is not held up by holon's parsing and redaction); the calling thread reads the spool behind
+them, splits lines and runs every callback, so event parsers need no locking. What is still
+spooled when the engine exits is processed before :func:`supervise` returns; after a
+timeout, cancel or abort, for at most a few seconds (the rest is counted, not parsed).
+The run ends by exit, wall-clock timeout, silence timeout, the cancel event or a parser's
+abort request; a teardown ladder (close stdin, SIGTERM to the group, grace, SIGKILL)
+follows, and afterwards every descendant left (setsid'd tools, daemons) is killed and
+reaped (see :mod:`holon_core.process_tree`).
 If the agent itself is SIGKILLed, the engine gets SIGKILL from the kernel (parent-death
 signal) and a watchdog process kills the rest of its tree (:mod:`holon_core._watchdog`).
 
@@ -16,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import secrets
 import signal
 import subprocess
@@ -26,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 
 import psutil
 
-from holon_core._pipes import QUEUE_CHUNKS, ChunkReader, LineSplitter, StdinWriter
+from holon_core._pipes import ChunkReader, LineSplitter, Spool, StdinWriter
 from holon_core._watchdog import Watchdog
 from holon_core.process_tree import (
     TREE_MARKER_ENV,
@@ -48,6 +51,8 @@ _TICK = 0.05
 _SAMPLE_EVERY = 0.2
 #: How long to wait for pipe EOF after the tree is gone before giving up on stray writers.
 _EOF_WAIT = 2.0
+#: After a timeout, cancel or abort, spooled output is still processed for this long at most.
+_STOPPED_DRAIN = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +66,8 @@ class ProcessOutcome:
     leftovers_killed: int
     spawn_error: str | None
     pid: int | None
+    #: Engine output read after a timeout/cancel/abort that was left unprocessed (bytes).
+    output_dropped: int = 0
 
 
 def supervise(
@@ -74,12 +81,14 @@ def supervise(
     should_abort: Callable[[], str | None] = lambda: None,
     on_start: Callable[[int], None] | None = None,
     on_output: Callable[[str, bytes], None] | None = None,
+    spool_dir: str | None = None,
 ) -> ProcessOutcome:
     """Start ``plan``, feed its output lines to the callbacks and return how it ended.
 
     ``on_output(stream, chunk)`` (``stream`` is ``"stdout"`` or ``"stderr"``) receives the raw
     bytes as read, after the lines they complete were delivered: the place to store output
-    without per-line work.
+    without per-line work. ``spool_dir`` holds the unnamed spool files (default: the system
+    temp dir); it should be holon's, outside the output dir.
 
     Never raises for a process that cannot start (``ended_by="spawn_failed"``); an exception
     from a callback tears the whole tree down and then propagates.
@@ -127,17 +136,22 @@ def supervise(
         should_abort,
         foreign=foreign,
         on_output=on_output,
+        spool_dir=spool_dir,
     )
     try:
         if on_start is not None:
             on_start(proc.pid)
         ended_by, reason = run.until_end(wall_timeout, silence_timeout, cancel, started)
-        run.finish()
+        run.finish(drain_limit=None if ended_by == "exit" else _STOPPED_DRAIN)
+        if ended_by == "exit" and (late := should_abort()) is not None:
+            # The parser, behind the engine, reached an abort condition after the exit.
+            ended_by, reason = "aborted", late
     except BaseException:
         run.emergency_stop()
         raise
     finally:
         watchdog.stop()
+        run.spool.close()
     return ProcessOutcome(
         exit_code=run.exit_code,
         ended_by=ended_by,
@@ -148,6 +162,7 @@ def supervise(
         leftovers_killed=run.leftovers_killed,
         spawn_error=None,
         pid=proc.pid,
+        output_dropped=run.dropped,
     )
 
 
@@ -164,6 +179,7 @@ class _Run:
         *,
         foreign: list[psutil.Process],
         on_output: Callable[[str, bytes], None] | None = None,
+        spool_dir: str | None = None,
     ) -> None:
         assert proc.stdout is not None and proc.stderr is not None
         self.proc = proc
@@ -172,15 +188,15 @@ class _Run:
         self.callbacks = callbacks
         self.should_abort = should_abort
         self.on_output = on_output
-        self.chunks: queue.Queue[tuple[str, bytes | None]] = queue.Queue(maxsize=QUEUE_CHUNKS)
+        self.spool = Spool(spool_dir)
         self.readers = [
-            ChunkReader(proc.stdout, "out", self.chunks),
-            ChunkReader(proc.stderr, "err", self.chunks),
+            ChunkReader(proc.stdout, "out", self.spool),
+            ChunkReader(proc.stderr, "err", self.spool),
         ]
         self.splitters = {"out": LineSplitter(), "err": LineSplitter()}
         self.writer = None if proc.stdin is None else StdinWriter(proc.stdin, plan.stdin or b"")
         self.open_streams = 2
-        self.last_line = time.monotonic()
+        self.dropped = 0
         self.exit_code: int | None = None
         self.exited = False
         self.root_cpu = 0.0
@@ -219,24 +235,28 @@ class _Run:
                 ended = "cancelled"
             elif wall_timeout is not None and now - started >= wall_timeout:
                 ended = "timeout"
-            elif silence_timeout is not None and now - self.last_line >= silence_timeout:
+            elif silence_timeout is not None and now - self.spool.last_input >= silence_timeout:
                 ended = "stalled"
             if ended is not None:
                 self.teardown()
                 return ended, None
 
     def pump(self, until: float, *, watch_abort: bool = False) -> str | None:
-        """Deliver queued output until ``until`` (or the abort callback asks to stop)."""
+        """Deliver spooled output until ``until`` (or the abort callback asks to stop)."""
         while True:
             if watch_abort and (reason := self.should_abort()) is not None:
                 return reason
+            if self.spool.error is not None:
+                raise self.spool.error
             remaining = until - time.monotonic()
             if remaining <= 0:  # a flood of lines must not starve the timeout/cancel checks
                 return None
-            try:
-                kind, chunk = self.chunks.get(timeout=remaining)
-            except queue.Empty:
-                return None
+            self.spool.ready.clear()
+            taken = self.spool.take()
+            if taken is None:
+                self.spool.ready.wait(remaining)
+                continue
+            kind, chunk = taken
             callback = self.callbacks[kind]
             if chunk is None:
                 for line in self.splitters[kind].flush():
@@ -245,7 +265,6 @@ class _Run:
                 if not self.open_streams:  # both pipes closed: the engine is exiting now
                     return None
                 continue
-            self.last_line = time.monotonic()
             for line in self.splitters[kind].feed(chunk):
                 callback(line)
             if self.on_output is not None:
@@ -299,19 +318,26 @@ class _Run:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, sig)
 
-    def finish(self) -> None:
-        """Kill and reap what the engine left, then deliver every line still buffered."""
+    def finish(self, drain_limit: float | None = None) -> None:
+        """Kill and reap what the engine left, then deliver the spooled output.
+
+        All of it after an exit; after a stop, for ``drain_limit`` seconds at most (the rest
+        is counted in :attr:`dropped`).
+        """
         report = self.tree.kill_all(exclude=[self.proc.pid])
         self.leftovers_killed = report.killed
         self.reaped_cpu = report.reaped_cpu_seconds
         if self.writer is not None:
             self.writer.stop()
+        give_up = None if drain_limit is None else time.monotonic() + drain_limit
         deadline = time.monotonic() + _EOF_WAIT
-        while self.open_streams and time.monotonic() < deadline:
+        while not all(r.eof for r in self.readers) and time.monotonic() < deadline:
             self.pump(min(deadline, time.monotonic() + _TICK))
         for reader in self.readers:
             reader.stop()
         while self.open_streams:
+            if give_up is not None and time.monotonic() >= give_up:
+                self.dropped += self.spool.drop_backlog()
             self.pump(time.monotonic() + _TICK)
         for thread in self.threads:
             thread.join()
@@ -322,8 +348,9 @@ class _Run:
         self._signal_group(signal.SIGKILL)
         self.poll(block=True)
         self.tree.kill_all(exclude=[self.proc.pid], timeout=5.0)
+        self.spool.abandon()  # nobody consumes the spool any more
         for reader in self.readers:
-            reader.abandon()  # nobody drains the queue any more
+            reader.stop()
         for thread in self.threads:
             thread.stop()
             thread.join(timeout=2.0)

@@ -242,7 +242,13 @@ def _execute(run: RunState, context: RunContext) -> None:
         should_abort=lambda: parser.report.abort_reason,
         on_start=lambda _pid: warm_up.start(),
         on_output=ev.output,
+        spool_dir=str(run.run_dir) if run.run_dir is not None else None,
     )
+    if run.process.output_dropped:
+        run.metadata.setdefault("warnings", []).append(
+            f"{run.process.output_dropped} bytes the engine printed before it was stopped "
+            "were not processed (left out of evidence/)"
+        )
     run.report = parser.finish(run.process.exit_code)
     for event in run.report.late_events:  # e.g. exit codes read from the engine's session log
         ev.event(event)

@@ -1,0 +1,95 @@
+"""The engine's output is drained to a spool at disk speed: a slow parser does not hold the
+engine up, and every byte still reaches the callbacks in order."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from holon_core._pipes import Spool
+from holon_core.adapter import LaunchPlan
+from holon_core.supervisor import supervise
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+#: Far more than the old in-memory queue (16 MiB) plus the pipe (1 MiB) could hold.
+FLOOD_MB = 40
+_WRITER = """
+import pathlib, sys
+line = b"y" * 99 + b"\\n"
+for _ in range({mb} * 10_000):
+    sys.stdout.buffer.write(line)
+sys.stdout.buffer.flush()
+pathlib.Path(sys.argv[1]).write_text("written")
+print("tail", file=sys.stderr)
+"""
+
+
+def test_a_stalled_parser_does_not_hold_the_engine_up(tmp_path: Path) -> None:
+    """The parser waits until the engine says all its output was written: with output
+    drained only as fast as the parser reads, the engine would block forever."""
+    done = tmp_path / "done"
+    seen: list[str] = []
+    engine_finished = []
+
+    def on_stdout(line: str) -> None:
+        if not seen:  # the first line: hold the parser until the engine is done writing
+            deadline = time.monotonic() + 60
+            while not done.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            engine_finished.append(done.exists())
+        seen.append(line)
+
+    plan = LaunchPlan(
+        argv=[sys.executable, "-c", _WRITER.format(mb=FLOOD_MB), str(done)],
+        env=dict(os.environ),
+        cwd=tmp_path,
+    )
+    errors: list[str] = []
+    outcome = supervise(
+        plan,
+        on_stdout=on_stdout,
+        on_stderr=errors.append,
+        wall_timeout=300,
+        silence_timeout=None,
+        cancel=threading.Event(),
+        spool_dir=str(tmp_path),
+    )
+    assert engine_finished == [True]
+    assert outcome.ended_by == "exit" and outcome.exit_code == 0
+    assert len(seen) == FLOOD_MB * 10_000
+    assert set(seen) == {"y" * 99}
+    assert errors == ["tail"]
+    assert outcome.output_dropped == 0
+    assert os.listdir(tmp_path) == ["done"]  # the spool has no name: nothing left behind
+
+
+def test_spool_keeps_the_order_of_reads_across_streams(tmp_path: Path) -> None:
+    spool = Spool(str(tmp_path))
+    for kind, chunk in [("out", b"a"), ("out", b"b"), ("err", b"c"), ("out", b"d")]:
+        spool.append(kind, chunk)
+    spool.end("err")
+    taken = []
+    while (item := spool.take()) is not None:
+        taken.append(item)
+    assert taken == [("out", b"ab"), ("err", b"c"), ("out", b"d"), ("err", None)]
+    assert spool.backlog == 0
+    spool.close()
+
+
+def test_spool_backlog_is_bounded_the_reader_waits_for_the_consumer(tmp_path: Path) -> None:
+    spool = Spool(str(tmp_path), max_backlog=10)
+    spool.append("out", b"0123456789")
+    writer = threading.Thread(target=spool.append, args=("out", b"more"))
+    writer.start()
+    writer.join(timeout=0.5)
+    assert writer.is_alive()  # waiting for room, not growing the spool
+    assert spool.take() == ("out", b"0123456789")
+    writer.join(timeout=30)
+    assert not writer.is_alive()
+    assert spool.take() == ("out", b"more")
+    spool.close()
