@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 RUN_TIMEOUT = 120.0
 #: Seconds holon-agent gets to record a run the suite stops (a prompt seen, a hang).
-STOP_GRACE = 10.0
+STOP_GRACE = 5.0
 #: Variables of the test process that reach holon-agent (everything else is set explicitly).
 #: PYTHONPATH lets ``HOLON_PLUGINS`` name an adapter that is not installed (a checkout).
 PASSED = (
