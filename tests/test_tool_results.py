@@ -106,6 +106,7 @@ def test_the_replay_engine_applies_the_same_rule_through_holon_agent(tmp_path) -
     )
     result = run_agent(failing)
     assert result.exit_code == 1, result.stderr
+    assert result.manifest is not None
     assert result.manifest["metadata"]["reason"] == "tool_failed"
     assert result.manifest["metadata"]["tools"]["commands_failed"] == 2
 
@@ -119,6 +120,7 @@ def test_the_replay_engine_applies_the_same_rule_through_holon_agent(tmp_path) -
     )
     result = run_agent(exploring)
     assert result.exit_code == 0, result.stderr
+    assert result.manifest is not None
     assert result.manifest["metadata"]["reason"] == "ok"
     assert result.manifest["metadata"]["tools"]["commands_failed"] == 0
     events = (exploring.output / "evidence" / "events.ndjson").read_text()
