@@ -356,8 +356,13 @@ def _run_pipes(case: Case, argv: list[str], env: dict[str, str], root: Path) -> 
             if time.monotonic() > deadline:
                 timed_out = True
                 with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                out, _ = proc.communicate()
+                    os.kill(agent or proc.pid, signal.SIGTERM)  # as in _stop_pty
+                try:
+                    out, _ = proc.communicate(timeout=STOP_GRACE)
+                except subprocess.TimeoutExpired:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    out, _ = proc.communicate()
                 break
     text = out.decode("utf-8", errors="replace")
     record = RunRecord(case.name, argv, proc.returncode, text, 0.0, root, root, root)
