@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import errno
 import fcntl
 import os
 import selectors
@@ -36,6 +37,7 @@ CHUNK_BYTES = 1024 * 1024
 #: stays bounded against an engine printing forever.
 SPOOL_MAX_BACKLOG = 256 * 1024 * 1024
 _POLL = 0.1
+_SPLICE_NONBLOCK = getattr(os, "SPLICE_F_NONBLOCK", 0)
 _STDIN_CHUNK = 256 * 1024
 #: After stop(), keep reading what is already buffered for at most this long.
 _DRAIN = 0.5
@@ -84,24 +86,55 @@ class Spool:
         #: The first failure storing output (e.g. a full disk); the consumer raises it.
         self.error: OSError | None = None
         self._abandoned = False
+        self._splice = hasattr(os, "splice")
 
     @property
     def backlog(self) -> int:
         """Bytes stored but not yet taken by the consumer."""
         return sum(self._written.values()) - sum(self._read.values())
 
+    def fill(self, kind: str, pipe: int) -> int:
+        """Move what the non-blocking ``pipe`` holds into the spool (reader thread): the byte
+        count, 0 at EOF (or once abandoned); BlockingIOError when the pipe is empty.
+
+        ``splice`` moves the bytes inside the kernel, one call (and one wait for the GIL) per
+        pipeful; where the filesystem cannot take it, read and write.
+        """
+        if not self._wait_for_room():
+            return 0
+        if self._splice:
+            try:
+                moved = os.splice(pipe, self._fds[kind], CHUNK_BYTES, flags=_SPLICE_NONBLOCK)
+            except OSError as exc:
+                if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                    raise
+                self._splice = False
+            else:
+                if moved:
+                    self._stored(kind, moved)
+                return moved
+        chunk = os.read(pipe, CHUNK_BYTES)
+        self.append(kind, chunk)
+        return len(chunk)
+
     def append(self, kind: str, chunk: bytes) -> None:
         """Store a chunk (reader thread); waits while the backlog is full, unless abandoned."""
-        with self._room:
-            while self.backlog >= self.max_backlog and not self._abandoned:
-                self._room.wait(_POLL)
-            if self._abandoned:
-                return
+        if not self._wait_for_room() or not chunk:
+            return
         fd, view = self._fds[kind], memoryview(chunk)
         while view:
             view = view[os.write(fd, view) :]
+        self._stored(kind, len(chunk))
+
+    def _wait_for_room(self) -> bool:
+        with self._room:
+            while self.backlog >= self.max_backlog and not self._abandoned:
+                self._room.wait(_POLL)
+            return not self._abandoned
+
+    def _stored(self, kind: str, count: int) -> None:
         with self._lock:
-            self._written[kind] += len(chunk)
+            self._written[kind] += count
             last = self._order[-1] if self._order else None
             if last is not None and last[0] == kind and last[1] is not None:
                 last[1] = self._written[kind]
@@ -181,27 +214,26 @@ class ChunkReader(threading.Thread):
     def run(self) -> None:
         fd = self.stream.fileno()
         try:
+            os.set_blocking(fd, False)  # our read end only: the engine's end is unchanged
             with selectors.DefaultSelector() as sel:
                 sel.register(fd, selectors.EVENT_READ)
                 while True:
                     stop_at = self._stop_at
-                    if not sel.select(0 if stop_at is not None else _POLL):
+                    try:
+                        moved = self.spool.fill(self.kind, fd)
+                    except BlockingIOError:  # nothing to read now
                         if stop_at is not None:
                             break
+                        sel.select(_POLL)
                         continue
-                    chunk = os.read(fd, CHUNK_BYTES)
-                    if not chunk:
+                    if not moved:
                         self.eof = True
-                        break
-                    try:
-                        self.spool.append(self.kind, chunk)
-                    except OSError as exc:  # the spool's disk is full: the consumer says so
-                        self.spool.error = self.spool.error or exc
                         break
                     if stop_at is not None and time.monotonic() > stop_at:
                         break
-        except OSError:
-            pass
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # the spool's disk
+                self.spool.error = self.spool.error or exc
         finally:
             self.spool.end(self.kind)
 

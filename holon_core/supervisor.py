@@ -23,6 +23,7 @@ import os
 import secrets
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -53,6 +54,12 @@ _SAMPLE_EVERY = 0.2
 _EOF_WAIT = 2.0
 #: After a timeout, cancel or abort, spooled output is still processed for this long at most.
 _STOPPED_DRAIN = 5.0
+#: The reader threads need the GIL once per pipeful they move. While the engine runs, the
+#: consumer yields it within this long (default 5 ms), and takes the spool in pieces of
+#: :data:`_TAKE_BYTES`, so no single regex or decode call holds it for long: together they
+#: halve how long a 100 MB flood holds the engine up (bench/output_throughput.py).
+_SWITCH_INTERVAL = 0.0005
+_TAKE_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +145,13 @@ def supervise(
         on_output=on_output,
         spool_dir=spool_dir,
     )
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch_interval, _SWITCH_INTERVAL))
     try:
         if on_start is not None:
             on_start(proc.pid)
         ended_by, reason = run.until_end(wall_timeout, silence_timeout, cancel, started)
+        sys.setswitchinterval(switch_interval)  # the engine is gone: no reader to wait for
         run.finish(drain_limit=None if ended_by == "exit" else _STOPPED_DRAIN)
         if ended_by == "exit" and (late := should_abort()) is not None:
             # The parser, behind the engine, reached an abort condition after the exit.
@@ -150,6 +160,7 @@ def supervise(
         run.emergency_stop()
         raise
     finally:
+        sys.setswitchinterval(switch_interval)
         watchdog.stop()
         run.spool.close()
     return ProcessOutcome(
@@ -252,7 +263,7 @@ class _Run:
             if remaining <= 0:  # a flood of lines must not starve the timeout/cancel checks
                 return None
             self.spool.ready.clear()
-            taken = self.spool.take()
+            taken = self.spool.take(_TAKE_BYTES)
             if taken is None:
                 self.spool.ready.wait(remaining)
                 continue

@@ -93,3 +93,33 @@ def test_spool_backlog_is_bounded_the_reader_waits_for_the_consumer(tmp_path: Pa
     assert not writer.is_alive()
     assert spool.take() == ("out", b"more")
     spool.close()
+
+
+def test_after_a_timeout_the_backlog_is_processed_briefly_and_the_rest_counted(
+    tmp_path: Path,
+) -> None:
+    """A parser far behind a stopped engine does not keep the run going: what it did not
+    reach is counted (for the manifest's warning), not processed."""
+    code = "import sys, time; sys.stdout.write(('z' * 99 + '\\n') * 100_000)"
+    code += "; sys.stdout.flush(); time.sleep(60)"
+    seen: list[str] = []
+
+    def slow_parser(line: str) -> None:
+        seen.append(line)
+        time.sleep(0.001)
+
+    plan = LaunchPlan(argv=[sys.executable, "-c", code], env=dict(os.environ), cwd=tmp_path)
+    outcome = supervise(
+        plan,
+        on_stdout=slow_parser,
+        on_stderr=lambda line: None,
+        wall_timeout=1.0,
+        silence_timeout=None,
+        cancel=threading.Event(),
+        spool_dir=str(tmp_path),
+    )
+    assert outcome.ended_by == "timeout"
+    assert 0 < len(seen) < 100_000
+    assert outcome.output_dropped > 0
+    # the last line seen may be a piece of one (the stream's end flushes it)
+    assert (len(seen) - 1) * 100 + outcome.output_dropped <= 100_000 * 100
