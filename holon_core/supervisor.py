@@ -155,7 +155,8 @@ def supervise(
         run.finish(drain_limit=None if ended_by == "exit" else _STOPPED_DRAIN)
         if ended_by == "exit" and (late := should_abort()) is not None:
             # The parser, behind the engine, reached an abort condition after the exit.
-            ended_by, reason = "aborted", late
+            ended_by = "aborted"  # how it ended; the reason is the parser's
+            reason = late
     except BaseException:
         run.emergency_stop()
         raise
