@@ -152,7 +152,9 @@ def supervise(
             on_start(proc.pid)
         ended_by, reason = run.until_end(wall_timeout, silence_timeout, cancel, started)
         sys.setswitchinterval(switch_interval)  # the engine is gone: no reader to wait for
-        run.finish(drain_limit=None if ended_by == "exit" else _STOPPED_DRAIN)
+        run.finish(drain_limit=None if ended_by == "exit" else _STOPPED_DRAIN, cancel=cancel)
+        if ended_by == "exit" and run.cancelled_in_drain:
+            ended_by = "cancelled"  # the engine had exited, holon had not read all it printed
         if ended_by == "exit" and (late := should_abort()) is not None:
             # The parser, behind the engine, reached an abort condition after the exit.
             ended_by = "aborted"  # how it ended; the reason is the parser's
@@ -209,6 +211,7 @@ class _Run:
         self.writer = None if proc.stdin is None else StdinWriter(proc.stdin, plan.stdin or b"")
         self.open_streams = 2
         self.dropped = 0
+        self.cancelled_in_drain = False
         self.exit_code: int | None = None
         self.exited = False
         self.root_cpu = 0.0
@@ -330,11 +333,13 @@ class _Run:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, sig)
 
-    def finish(self, drain_limit: float | None = None) -> None:
+    def finish(
+        self, drain_limit: float | None = None, cancel: threading.Event | None = None
+    ) -> None:
         """Kill and reap what the engine left, then deliver the spooled output.
 
-        All of it after an exit; after a stop, for ``drain_limit`` seconds at most (the rest
-        is counted in :attr:`dropped`).
+        All of it after an exit (unless ``cancel`` is set meanwhile); after a stop, for
+        ``drain_limit`` seconds at most (the rest is counted in :attr:`dropped`).
         """
         report = self.tree.kill_all(exclude=[self.proc.pid])
         self.leftovers_killed = report.killed
@@ -348,6 +353,9 @@ class _Run:
         for reader in self.readers:
             reader.stop()
         while self.open_streams:
+            if give_up is None and cancel is not None and cancel.is_set():
+                self.cancelled_in_drain = True
+                give_up = time.monotonic() + _STOPPED_DRAIN
             if give_up is not None and time.monotonic() >= give_up:
                 self.dropped += self.spool.drop_backlog()
             self.pump(time.monotonic() + _TICK)

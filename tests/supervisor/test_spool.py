@@ -9,6 +9,8 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+import psutil
+
 from holon_core._pipes import Spool
 from holon_core.adapter import LaunchPlan
 from holon_core.supervisor import supervise
@@ -123,3 +125,40 @@ def test_after_a_timeout_the_backlog_is_processed_briefly_and_the_rest_counted(
     assert outcome.output_dropped > 0
     # the last line seen may be a piece of one (the stream's end flushes it)
     assert (len(seen) - 1) * 100 + outcome.output_dropped <= 100_000 * 100
+
+
+def test_a_cancel_while_the_backlog_of_an_exited_engine_is_processed_ends_it_cancelled(
+    tmp_path: Path,
+) -> None:
+    """The engine exited long before its parser caught up; a cancel then stops the
+    processing soon (the run is cancelled) instead of reading the whole backlog."""
+    code = "import sys; sys.stdout.write(('z' * 99 + '\\n') * 100_000)"
+    cancel = threading.Event()
+    pids: list[int] = []
+    seen: list[str] = []
+
+    def slow_parser(line: str) -> None:
+        if not seen:  # hold until the engine has exited, then cancel
+            engine = psutil.Process(pids[0])
+            deadline = time.monotonic() + 60
+            while engine.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+                time.sleep(0.05)
+            cancel.set()
+        seen.append(line)
+        time.sleep(0.001)
+
+    plan = LaunchPlan(argv=[sys.executable, "-c", code], env=dict(os.environ), cwd=tmp_path)
+    outcome = supervise(
+        plan,
+        on_stdout=slow_parser,
+        on_stderr=lambda line: None,
+        wall_timeout=300,
+        silence_timeout=None,
+        cancel=cancel,
+        on_start=pids.append,
+        spool_dir=str(tmp_path),
+    )
+    assert outcome.exit_code == 0
+    assert outcome.ended_by == "cancelled"
+    assert outcome.output_dropped > 0
+    assert len(seen) < 100_000
