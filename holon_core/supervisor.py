@@ -105,6 +105,11 @@ def supervise(
     marker = secrets.token_hex(8)
     watchdog = Watchdog()  # before `foreign` is taken: it is ours, not the engine's
     foreign = psutil.Process().children()  # ours already; anything adopted later is the engine's
+    try:  # before the engine starts: a spool that cannot be made fails the run, not the engine
+        spool = Spool(spool_dir)
+    except OSError:
+        watchdog.stop()
+        raise
     try:
         if not plan.argv:
             raise ValueError("empty argv")
@@ -123,6 +128,7 @@ def supervise(
         )
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         watchdog.stop()
+        spool.close()
         return ProcessOutcome(
             exit_code=None,
             ended_by="spawn_failed",
@@ -143,7 +149,7 @@ def supervise(
         should_abort,
         foreign=foreign,
         on_output=on_output,
-        spool_dir=spool_dir,
+        spool=spool,
     )
     switch_interval = sys.getswitchinterval()
     sys.setswitchinterval(min(switch_interval, _SWITCH_INTERVAL))
@@ -193,7 +199,7 @@ class _Run:
         *,
         foreign: list[psutil.Process],
         on_output: Callable[[str, bytes], None] | None = None,
-        spool_dir: str | None = None,
+        spool: Spool,
     ) -> None:
         assert proc.stdout is not None and proc.stderr is not None
         self.proc = proc
@@ -202,7 +208,7 @@ class _Run:
         self.callbacks = callbacks
         self.should_abort = should_abort
         self.on_output = on_output
-        self.spool = Spool(spool_dir)
+        self.spool = spool
         self.readers = [
             ChunkReader(proc.stdout, "out", self.spool),
             ChunkReader(proc.stderr, "err", self.spool),

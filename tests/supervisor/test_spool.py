@@ -10,6 +10,7 @@ import time
 from typing import TYPE_CHECKING
 
 import psutil
+import pytest
 
 from holon_core._pipes import Spool
 from holon_core.adapter import LaunchPlan
@@ -162,3 +163,18 @@ def test_a_cancel_while_the_backlog_of_an_exited_engine_is_processed_ends_it_can
     assert outcome.ended_by == "cancelled"
     assert outcome.output_dropped > 0
     assert len(seen) < 100_000
+
+
+def test_a_spool_that_cannot_be_made_fails_before_the_engine_starts(tmp_path: Path) -> None:
+    plan = LaunchPlan(argv=["sleep", "30"], env=dict(os.environ), cwd=tmp_path)
+    with pytest.raises(FileNotFoundError):
+        supervise(
+            plan,
+            on_stdout=lambda line: None,
+            on_stderr=lambda line: None,
+            wall_timeout=60,
+            silence_timeout=None,
+            cancel=threading.Event(),
+            spool_dir=str(tmp_path / "missing"),
+        )
+    assert [p for p in psutil.Process().children() if p.name() == "sleep"] == []
