@@ -178,3 +178,37 @@ def test_a_spool_that_cannot_be_made_fails_before_the_engine_starts(tmp_path: Pa
             spool_dir=str(tmp_path / "missing"),
         )
     assert [p for p in psutil.Process().children() if p.name() == "sleep"] == []
+
+
+def test_an_abort_the_parser_reaches_after_the_exit_still_ends_the_run_aborted(
+    tmp_path: Path,
+) -> None:
+    """The parser runs behind the engine: a step cap (say) crossed in output it reads only
+    after the engine exited is still an abort, not a normal exit."""
+    code = "import sys; sys.stdout.write(('z' * 99 + '\\n') * 50_000 + 'ABORT\\n')"
+    pids: list[int] = []
+    seen: list[str] = []
+
+    def parser(line: str) -> None:
+        if not seen:  # hold until the engine has exited
+            engine = psutil.Process(pids[0])
+            deadline = time.monotonic() + 60
+            while engine.status() != psutil.STATUS_ZOMBIE and time.monotonic() < deadline:
+                time.sleep(0.05)
+        seen.append(line)
+
+    plan = LaunchPlan(argv=[sys.executable, "-c", code], env=dict(os.environ), cwd=tmp_path)
+    outcome = supervise(
+        plan,
+        on_stdout=parser,
+        on_stderr=lambda line: None,
+        wall_timeout=300,
+        silence_timeout=None,
+        cancel=threading.Event(),
+        should_abort=lambda: "max_steps" if seen and seen[-1] == "ABORT" else None,
+        on_start=pids.append,
+        spool_dir=str(tmp_path),
+    )
+    assert seen[-1] == "ABORT"
+    assert outcome.exit_code == 0
+    assert (outcome.ended_by, outcome.abort_reason) == ("aborted", "max_steps")
