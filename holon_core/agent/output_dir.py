@@ -42,10 +42,10 @@ def foreign_files(output: Path) -> list[str]:
         return []  # unreadable: the writability check names the problem
     if marker is not None and stat.S_ISREG(marker.st_mode):
         return []
-    return [n for n in names if not _filesystem_own(output / n)]
+    return [n for n in names if not filesystem_own(output / n)]
 
 
-def _filesystem_own(path: Path) -> bool:
+def filesystem_own(path: Path) -> bool:
     """``lost+found`` at the root of a fresh volume mounted as the output dir is not a user's."""
     return path.name == "lost+found" and path.is_dir() and not path.is_symlink()
 
@@ -71,11 +71,11 @@ def foreign_problem(output: Path) -> str | None:
     return f"{output} holds files holon did not write ({shown}); give holon an empty dir"
 
 
-def mark_owned(held: HeldDir) -> None:
+def mark_owned(held: HeldDir, owner: str = "holon-agent") -> None:
     """Write the ``.holon-owned`` marker unless one is there (a later run may reuse the dir)."""
     if held.lstat(MARKER) is None:
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        held.write_atomic(MARKER, json.dumps({"owner": "holon-agent", "created": stamp}) + "\n")
+        held.write_atomic(MARKER, json.dumps({"owner": owner, "created": stamp}) + "\n")
 
 
 def claim_output(output: Path) -> tuple[HeldDir, dict[str, int]]:

@@ -8,12 +8,9 @@ files to make room for a record would be far worse than asking.
 
 from __future__ import annotations
 
-import json
-import stat
-from datetime import UTC, datetime
 from pathlib import Path
 
-from holon_core.agent.output_dir import MARKER
+from holon_core.agent.output_dir import MARKER, filesystem_own, foreign_files, mark_owned
 from holon_core.errors import InputError
 from holon_core.files import HeldDir
 from holon_core.runner.layout import make_parents, open_up
@@ -50,11 +47,11 @@ def prepare_output(output: Path, workspace: Path) -> list[Path]:
         ) from exc
     try:
         held.restore_access()
-        for name in sorted(p.name for p in held.view.iterdir()):
-            _make_writable_below(held, name)
-            held.remove(name)
-        stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        held.write_atomic(MARKER, json.dumps({"owner": "holon run", "created": stamp}) + "\n")
+        for entry in sorted(held.view.iterdir()):
+            if entry.name != MARKER and not filesystem_own(entry):
+                open_up(entry)
+                held.remove(entry.name)
+        mark_owned(held, owner="holon run")
     except OSError as exc:
         raise InputError(
             f"cannot empty output directory {output}: {exc.strerror or exc}",
@@ -66,20 +63,14 @@ def prepare_output(output: Path, workspace: Path) -> list[Path]:
 
 
 def _refuse_foreign(output: Path) -> None:
-    names = sorted(p.name for p in output.iterdir())
-    if not names:
-        return
-    marker = (output / MARKER).lstat() if MARKER in names else None
-    if marker is not None and stat.S_ISREG(marker.st_mode):
-        return
-    shown = ", ".join(names[:_SHOWN]) + (f" and {len(names) - _SHOWN} more" * (len(names) > _SHOWN))
-    raise InputError(
-        f"output directory {output} is not empty ({shown}) and has no {MARKER} marker, so holon "
-        "did not make it; refusing to delete its files",
-        hint="pass a new or empty directory to --output (holon marks its own with "
-        f"{MARKER}; remove an old output's files yourself)",
-    )
-
-
-def _make_writable_below(held: HeldDir, name: str) -> None:
-    open_up(held.view / name)
+    names = foreign_files(output)
+    if names:
+        shown = ", ".join(names[:_SHOWN]) + (
+            f" and {len(names) - _SHOWN} more" * (len(names) > _SHOWN)
+        )
+        raise InputError(
+            f"output directory {output} is not empty ({shown}) and has no {MARKER} marker, so "
+            "holon did not make it; refusing to delete its files",
+            hint="pass a new or empty directory to --output (holon marks its own with "
+            f"{MARKER}; remove an old output's files yourself)",
+        )

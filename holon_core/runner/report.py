@@ -58,18 +58,7 @@ class RunResult:
         if self.outcome == "failure":  # other agents may leave error out (v0.1 did)
             why = f" ({self.reason})" if self.reason else ""
             return self.error or f"the agent reported failure{why} without an error", self.detail
-        return None, self.detail or self.error or self._manifest_detail()
-
-    def _manifest_detail(self) -> str | None:
-        """The agent's own ``metadata.detail`` (holon-agent's why for needs_human)."""
-        path = self.manifest_path if self.valid else None
-        try:
-            data = json.loads(path.read_text("utf-8")) if path else None
-        except (OSError, ValueError):
-            return None
-        meta = data.get("metadata") if isinstance(data, dict) else None
-        detail = meta.get("detail") if isinstance(meta, dict) else None
-        return detail if isinstance(detail, str) else None
+        return None, self.detail or self.error
 
     def to_dict(self) -> dict[str, Any]:
         error, detail = self.explanation()

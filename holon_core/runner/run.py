@@ -309,6 +309,8 @@ def _judge(
         result.reason = meta.get("reason") if isinstance(meta.get("reason"), str) else None
         error = manifest.get("error")
         result.error = error if isinstance(error, str) else None
+        detail = meta.get("detail")  # holon-agent's why for needs_human
+        result.detail = detail if isinstance(detail, str) else None
         code = exited.exit_code
         result.exit_code = code if code in (0, 1, 2) else 1
     else:

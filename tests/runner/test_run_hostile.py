@@ -142,6 +142,23 @@ def test_holon_output_is_marked_and_reused(tmp_path: Path) -> None:
     assert (out / "manifest.json").is_file()
 
 
+def test_a_fresh_volume_with_only_lost_and_found_is_used_and_kept(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws", "plain")
+    spec = write_task(tmp_path / "task", ENGINE_STEPS)
+    out = tmp_path / "out"
+    (out / "lost+found").mkdir(parents=True)  # what mkfs leaves at the root of a new volume
+    (out / "lost+found" / "#1234").write_text("recovered\n")
+
+    ran = _run(tmp_path, spec, ws, "--output", str(out))
+
+    assert ran.exit_code == 0, ran.stderr  # holon-agent accepts it too: the two agree
+    assert (out / "manifest.json").is_file()
+    assert (out / "lost+found" / "#1234").read_text() == "recovered\n"
+    again = _run(tmp_path, spec, ws, "--output", str(out))  # emptying a marked dir keeps it
+    assert again.exit_code == 0, again.stderr
+    assert (out / "lost+found" / "#1234").read_text() == "recovered\n"
+
+
 def test_refused_runs_dir_leaves_nothing_behind(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "ws", "plain")
     before = snapshot_tree(ws)
