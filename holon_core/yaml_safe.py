@@ -86,15 +86,6 @@ class _LimitedLoader(yaml.SafeLoader):
             )
 
 
-def compose(text: str) -> yaml.Node | None:
-    """The node tree of ``text`` (for line numbers), within the limits."""
-    loader = _LimitedLoader(text)
-    try:
-        return loader.get_single_node()
-    finally:
-        loader.dispose()
-
-
 def load(text: str) -> Any:
     """Python data of ``text`` within the limits; raises ``yaml.YAMLError`` otherwise."""
     loader = _LimitedLoader(text)
