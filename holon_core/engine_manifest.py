@@ -8,11 +8,10 @@ with a warning that lands in ``metadata.warnings``; it never fails the run.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from holon_core.files import read_regular
 from holon_core.models.manifest import ManifestMetadata
 from holon_core.quoting import clip
 
@@ -38,19 +37,9 @@ class EngineManifest(dict[str, Any]):
 
 def read_skill_manifest(output: Path) -> EngineManifest | None:
     """The manifest.json written during the run: None when absent, refused ones with a warning."""
-    path = output / MANIFEST
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None  # absent, or a link/FIFO holon will replace anyway
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return None  # a directory or device the engine made there: holon replaces it
-    try:
-        with os.fdopen(fd, "rb") as handle:
-            raw = handle.read(MAX_ENGINE_MANIFEST + 1)
-    except OSError:
-        return None
+    raw = read_regular(output / MANIFEST, MAX_ENGINE_MANIFEST)
+    if raw is None:
+        return None  # absent, or a link/FIFO/directory holon will replace anyway
     if len(raw) > MAX_ENGINE_MANIFEST:
         return _refused(f"it is over {MAX_ENGINE_MANIFEST} bytes")
     try:

@@ -9,6 +9,9 @@ write is relative to it (``dir_fd``), opens with ``O_NOFOLLOW`` and creates a fr
 (temp file + rename, or unlink + ``O_EXCL``), never writing into whatever is at the name.
 Its files get ordinary permissions (0666 minus the umask), not ``mkstemp``'s 0600, so a
 runner reading as another user can open them.
+
+Reading a file the engine could have planted goes through :func:`read_regular`: no link, no
+FIFO or device, a bounded read.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ FILE_MODE = 0o666 & ~_read_umask()
 DIR_MODE = 0o777 & ~_read_umask()
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 #: errno values meaning "there is no room left": the record ends ``disk_full``.
 NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
 
@@ -46,6 +50,42 @@ def is_no_space(exc: BaseException) -> bool:
             return True
         current = current.__cause__ or current.__context__
     return False
+
+
+def read_regular(
+    path: Path | str, limit: int, *, dir_fd: int | None = None, offset: int = 0
+) -> bytes | None:
+    """At most ``limit + 1`` bytes of the regular file at ``path``, from ``offset``.
+
+    For a file someone else (the engine) may have planted: the last component is never
+    followed (``O_NOFOLLOW``), the open never blocks (``O_NONBLOCK``: a FIFO would hang it)
+    and the type is checked on the open descriptor, so a FIFO, device or directory swapped in
+    cannot feed an endless stream. None when it is absent, a link, not a regular file or
+    unreadable. A caller tells "over the limit" by ``len(result) > limit``: one byte past the
+    limit is read for that. ``dir_fd`` makes a relative ``path`` relative to that directory.
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS, dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        if offset:
+            os.lseek(fd, offset, os.SEEK_SET)
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class HeldDir:

@@ -130,3 +130,34 @@ def test_runs_clean_rejects_a_bad_duration(tmp_path):
 
 def test_runs_list_with_no_runs_dir_is_empty(tmp_path):
     assert _listed(tmp_path) == {}
+
+
+def test_runs_list_and_clean_do_not_hang_on_a_fifo_runner_file(tmp_path):
+    # An engine can write its run dir: a FIFO named runner.json must not block the reader.
+    run = tmp_path / "runs" / "run-20200101-000000-fifo"
+    run.mkdir(parents=True)
+    os.mkfifo(run / "runner.json")
+    os.utime(run, (time.time() - 3600, time.time() - 3600))
+    argv = [sys.executable, "-m", "holon_core.cli.main", "runs"]
+    done = subprocess.run(
+        [*argv, "list", "--json"],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (listed,) = json.loads(done.stdout)
+    assert listed["id"] == run.name and listed["state"] == "orphaned"
+    clean = subprocess.run(
+        [*argv, "clean", "--json"],
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert clean.returncode == 0, clean.stderr
+    assert [r["id"] for r in json.loads(clean.stdout)] == [run.name]
+    assert not run.exists()

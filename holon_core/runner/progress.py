@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from holon_core.files import read_regular
 from holon_core.runner.streams import write_safely
 
 #: The engine can put anything at the event log's name: open without following a link or
 #: blocking on a FIFO, read only a regular file, and at most this much per tick.
-_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _MAX_READ = 1 << 20
 _SPINNER = "|/-\\"
 _WIDTH = 100
@@ -36,15 +35,9 @@ class EventTail:
         self._partial = b""
 
     def read(self) -> list[dict[str, Any]]:
-        try:
-            fd = os.open(self.path, _OPEN)
-        except OSError:  # missing yet, or a link planted there: nothing to show
+        chunk = read_regular(self.path, _MAX_READ - 1, offset=self._offset)
+        if chunk is None:  # missing yet, or a link/FIFO planted there: nothing to show
             return []
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return []
-            handle.seek(self._offset)
-            chunk = handle.read(_MAX_READ)
         self._offset += len(chunk)
         data = self._partial + chunk
         lines = data.split(b"\n")

@@ -23,7 +23,10 @@ from typing import Literal
 
 import psutil
 
+from holon_core.files import read_regular
+
 RUNNER_FILE = "runner.json"
+_MAX_RUNNER = 4096
 #: The runner's verdict (``RunLayout.record``): its presence means the run finished.
 RECORD_FILE = "run.json"
 #: A run dir this young without a runner file may be one being created right now.
@@ -98,10 +101,11 @@ def _inspect(path: Path) -> RunInfo:
 
 
 def _read_runner(path: Path) -> tuple[int, float, float] | None:
+    raw = read_regular(path, _MAX_RUNNER)  # the engine may have planted a FIFO or a link
+    if raw is None or len(raw) > _MAX_RUNNER:
+        return None
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, encoding="utf-8") as handle:
-            data = json.loads(handle.read(4096))
+        data = json.loads(raw.decode("utf-8"))
         pid, started = int(data["pid"]), float(data["started"])
         created = datetime.fromisoformat(str(data["created"])).timestamp()
     except (OSError, ValueError, KeyError, TypeError):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from holon_core.files import read_regular
 from holon_core.models.manifest import Manifest
 from holon_core.models.spec import Spec
 from holon_core.quoting import clip, shorten
@@ -103,15 +103,8 @@ def _read_capped(path: Path) -> str | None:
     The engine could have planted ``manifest.json`` (a link to ``/dev/zero``, gigabytes of
     padding) where the agent died before writing its own.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
-        raw = handle.read(MAX_MANIFEST_BYTES + 1)
-    if len(raw) > MAX_MANIFEST_BYTES:
+    raw = read_regular(path, MAX_MANIFEST_BYTES)
+    if raw is None or len(raw) > MAX_MANIFEST_BYTES:
         return None
     return raw.decode("utf-8", errors="replace")
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import glob
 import json
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from holon_core.files import read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -60,15 +60,10 @@ def skills_in(text: str) -> set[str]:
 
 def read_rollout(path: Path) -> Rollout:
     out = Rollout(path=path)
-    try:  # it lives in the engine's home: no link, no FIFO, a bounded read
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    # It lives in the engine's home: no link, no FIFO, a bounded read (the first part kept).
+    data = read_regular(path, MAX_ROLLOUT_BYTES - 1)
+    if data is None:  # absent, or e.g. a directory named like a log
         return out
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # e.g. a directory named like a log
-        os.close(fd)
-        return out
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(MAX_ROLLOUT_BYTES)
     for line in data.decode("utf-8", errors="replace").splitlines():
         try:
             record = json.loads(line)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import glob
 import json
-import os
 import re
-import stat
 from typing import TYPE_CHECKING, Any
+
+from holon_core.files import read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -84,15 +84,9 @@ def _response_text(result: Any) -> str | None:
 
 
 def _records(path: Path) -> list[dict[str, Any]]:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    data = read_regular(path, MAX_BYTES)
+    if data is None or len(data) > MAX_BYTES:
         return []
-    with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
-            return []
-        data = handle.read(MAX_BYTES)
     records = []
     for line in data.decode("utf-8", errors="replace").splitlines():
         try:
