@@ -27,6 +27,8 @@ EVENTS_MAX_BYTES = 16 * 1024 * 1024
 LONG_LINE_CHARS = 1024 * 1024
 #: A secret or token is assumed shorter than this: the context kept across a cut.
 OVERLAP = 16 * 1024
+#: A carry this long without a safe cut is written whole (redacted): memory stays bounded.
+_GIVE_UP_CHARS = 8 * LONG_LINE_CHARS
 _MAX_DEPTH = 32
 
 
@@ -111,21 +113,30 @@ class RawLog:
     than :data:`LONG_LINE_CHARS` is written in pieces, cut only where redacting the two sides
     apart gives the same text as redacting them together (a secret spanning the cut moves
     the cut back); at the end, or when no safe cut is found, the rest is written as is.
+
+    Looking for a cut redacts the whole carry several times, so after a failed look (one
+    long token, say) the next one waits until the carry has doubled: the work stays linear
+    in the line's length instead of growing with its square.
     """
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._carry = ""
+        #: Length of the carry when a safe cut was last looked for in vain (0: none).
+        self._failed = 0
 
     def feed(self, chunk: bytes, redact: Callable[[str], str]) -> str:
         """Take a chunk; return the redacted text now safe to write (maybe empty)."""
         text = self._carry + self._decoder.decode(chunk)
         end = text.rfind("\n") + 1
         if end:
-            self._carry = text[end:]
+            self._carry, self._failed = text[end:], 0
             return redact(text[:end])
-        if len(text) > LONG_LINE_CHARS:
+        if len(text) > LONG_LINE_CHARS and (
+            len(text) >= 2 * self._failed or len(text) > _GIVE_UP_CHARS
+        ):
             head, self._carry = _safe_cut(text, redact)
+            self._failed = 0 if head else len(text)
             return head
         self._carry = text
         return ""
@@ -133,7 +144,7 @@ class RawLog:
     def finish(self, redact: Callable[[str], str]) -> str:
         """The rest, when the stream ended without a newline."""
         text = self._carry + self._decoder.decode(b"", final=True)
-        self._carry = ""
+        self._carry, self._failed = "", 0
         return redact(text) if text else ""
 
 
@@ -145,6 +156,6 @@ def _safe_cut(text: str, redact: Callable[[str], str]) -> tuple[str, str]:
         head = redact(text[:cut])
         if head + redact(text[cut:]) == whole:
             return head, text[cut:]
-    if len(text) > 8 * LONG_LINE_CHARS:  # bounded memory: give up on a safe cut
+    if len(text) > _GIVE_UP_CHARS:  # bounded memory: give up on a safe cut
         return whole, ""
     return "", text

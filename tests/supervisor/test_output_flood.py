@@ -91,6 +91,34 @@ def test_raw_log_cut_moves_back_when_a_secret_spans_it():
     assert out == chunk.replace(SECRET, "***REDACTED***")
 
 
+class _CountingRedactor:
+    """The real redactor, counting how much text it is given."""
+
+    def __init__(self, redact: Redactor) -> None:
+        self.redact = redact
+        self.calls = 0
+        self.chars = 0
+
+    def __call__(self, text: str) -> str:
+        self.calls += 1
+        self.chars += len(text)
+        return self.redact(text)
+
+
+def test_a_long_token_shaped_line_is_redacted_in_linear_work():
+    """No safe cut exists inside one long token: the cut is not retried on every read."""
+    redact = _CountingRedactor(Redactor([SECRET]))
+    log = RawLog()
+    line = f"before sk-{'a' * (3 * LONG_LINE_CHARS)} {SECRET} after\n".encode()
+    read = 64 * 1024
+    out = "".join(log.feed(line[i : i + read], redact) for i in range(0, len(line), read))
+    out += log.finish(redact)
+    assert out == "before ***REDACTED*** ***REDACTED*** after\n"
+    # a handful of attempts at a safe cut, each over the carry: bounded by a multiple of the line
+    assert redact.chars <= 16 * len(line), redact.chars
+    assert redact.calls <= 64, redact.calls
+
+
 def test_event_budget_stops_at_the_cap_with_one_note_and_keeps_phases():
     budget = EventBudget(max_bytes=2000)
     written: list[str] = []
