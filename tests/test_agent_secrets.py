@@ -7,6 +7,8 @@ import base64
 
 import pytest
 
+from holon_core.agent import secret_scan
+from holon_core.redact import Redactor
 from holon_core.testing import make_task, run_agent
 
 SECRET = "Zq8vL2xR7mW4kT9pN3sB6yH1cF5"  # no well-known token shape: only the known value helps
@@ -24,6 +26,10 @@ ENV = {"MY_API_TOKEN": SECRET, "HOLON_REPLAY_PASS_ENV": "MY_API_TOKEN"}
         ("printf %s $MY_API_TOKEN | od -An -tx1 | tr -d ' \\n' > {output}/h.txt", "output/h.txt"),
         ("touch empty-$MY_API_TOKEN.txt", "empty-***REDACTED***.txt"),
         ("echo $MY_API_TOKEN | fold -w 9 | sed 's/^/  /' > wrapped.py", "wrapped.py"),
+        (
+            "{ head -c 67108870 /dev/zero; echo $MY_API_TOKEN; } > {output}/evidence/big.bin",
+            "output/evidence/big.bin",
+        ),
     ],
     ids=[
         "evidence",
@@ -34,6 +40,7 @@ ENV = {"MY_API_TOKEN": SECRET, "HOLON_REPLAY_PASS_ENV": "MY_API_TOKEN"}
         "hex",
         "file-name",
         "patch-wrap",
+        "past-64-MiB",
     ],
 )
 def test_a_secret_anywhere_the_engine_writes_needs_a_human(tmp_path, command, flagged):
@@ -63,3 +70,24 @@ def test_printed_encodings_of_a_secret_are_redacted_in_the_record(tmp_path):
             text = path.read_text(errors="replace")
             leaked = [form for form in forms if form in text]
             assert not leaked, (path, leaked)
+
+
+def test_a_secret_where_two_scanned_pieces_meet_is_found(tmp_path, monkeypatch):
+    monkeypatch.setattr(secret_scan, "SCAN_CHUNK", 4096)
+    monkeypatch.setattr(secret_scan, "SCAN_OVERLAP", 1024)
+    for at in (4096 - 10, 2 * 4096 - 1024 - 5, 3 * 4096 - 2 * 1024 - 1):
+        (tmp_path / "out.bin").write_bytes(b"\0" * at + SECRET.encode() + b"\0" * 9000)
+        assert secret_scan.scan_outputs(Redactor([SECRET]), tmp_path, ["out.bin"]) == [
+            "output/out.bin"
+        ], at
+
+
+def test_a_file_too_large_to_scan_needs_a_human_with_the_reason(tmp_path, monkeypatch):
+    monkeypatch.setattr(secret_scan, "SCAN_LIMIT", 1000)
+    (tmp_path / "small.bin").write_bytes(b"\0" * 1000)
+    (tmp_path / "big.bin").write_bytes(b"\0" * 1001)
+    flagged = secret_scan.scan_outputs(Redactor([SECRET]), tmp_path, ["small.bin", "big.bin"])
+    assert flagged == [
+        "output/big.bin (not scanned for credentials: 1001 bytes, over the scan limit of "
+        "1000 bytes)"
+    ]

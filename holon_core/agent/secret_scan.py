@@ -16,8 +16,14 @@ from pathlib import Path
 
 from holon_core.redact import Redactor
 
-#: Larger files are scanned up to this many bytes.
-SCAN_LIMIT = 64 * 1024 * 1024
+#: A file is read in pieces of this many bytes...
+SCAN_CHUNK = 16 * 1024 * 1024
+#: ...each scanned with this much of the one before: longer than any printed form of a
+#: credential (percent-encoded or JSON-escaped up to 6 characters per byte, hex, base64;
+#: wrapped forms add line breaks and indentation), so none is missed where two pieces meet.
+SCAN_OVERLAP = 1024 * 1024
+#: A larger file is not scanned (about 20 s of work per GiB): it needs a human instead.
+SCAN_LIMIT = 1024 * 1024 * 1024
 #: Header lines of a patch section that carry the new side's file name.
 _NEW_NAME = ("+++ ", "rename to ", "copy to ")
 #: holon's own files at the top of the output dir, scanned elsewhere or written redacted.
@@ -34,8 +40,8 @@ def scan_patch(redact: Redactor, patch: Path, workspace: Path, binary: Iterable[
         if redact.find(name) or redact.find("\n".join(new_side)):
             flagged.append(name)
     for rel in binary:  # a GIT binary patch is base85: look at the file itself
-        if rel not in flagged and _file_has_secret(redact, workspace / rel):
-            flagged.append(rel)
+        if rel not in flagged and (found := _file_check(redact, workspace / rel)) is not None:
+            flagged.append(rel + found)
     return flagged
 
 
@@ -71,13 +77,17 @@ def scan_outputs(redact: Redactor, output: Path, names: Iterable[str]) -> list[s
         top = rel.split("/", 1)[0]
         if rel in _HOLON_FILES:
             continue
-        hit = redact.find(rel)
-        if not hit and stat.S_ISLNK(mode):
-            hit = _link_has_secret(redact, output / rel)
-        elif not hit and stat.S_ISREG(mode) and (rel in wanted or top in _UNLISTED or _hidden(top)):
-            hit = _file_has_secret(redact, output / rel)
-        if hit:
-            flagged.append(f"output/{rel}")
+        found: str | None = "" if redact.find(rel) else None
+        if found is None and stat.S_ISLNK(mode):
+            found = "" if _link_has_secret(redact, output / rel) else None
+        elif (
+            found is None
+            and stat.S_ISREG(mode)
+            and (rel in wanted or top in _UNLISTED or _hidden(top))
+        ):
+            found = _file_check(redact, output / rel)
+        if found is not None:
+            flagged.append(f"output/{rel}{found}")
     return flagged
 
 
@@ -105,14 +115,35 @@ def _link_has_secret(redact: Redactor, path: Path) -> bool:
         return False
 
 
-def _file_has_secret(redact: Redactor, path: Path) -> bool:
-    """Content check of a regular file, opened without following a link or blocking."""
+def _file_check(redact: Redactor, path: Path) -> str | None:
+    """Content check of a regular file, opened without following a link or blocking.
+
+    None when it holds no credential; ``""`` when it holds one; the reason, to follow the
+    file's name, when it is too large to scan (that needs a human as much as a finding).
+    """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
-        return False
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        return False
+        return None
     with os.fdopen(fd, "rb") as handle:
-        return redact.find_bytes(handle.read(SCAN_LIMIT))
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if info.st_size > SCAN_LIMIT:
+            return _too_large(info.st_size)
+        total, tail = 0, b""
+        while chunk := handle.read(SCAN_CHUNK):
+            total += len(chunk)
+            if total > SCAN_LIMIT:  # grew while read
+                return _too_large(total)
+            window = tail + chunk
+            if redact.find_bytes(window):
+                return ""
+            tail = window[-SCAN_OVERLAP:]
+    return None
+
+
+def _too_large(size: int) -> str:
+    return (
+        f" (not scanned for credentials: {size} bytes, over the scan limit of {SCAN_LIMIT} bytes)"
+    )
