@@ -205,28 +205,6 @@ class HeldDir:
             handle.write(payload)
 
 
-def write_atomic(path: Path, data: str | bytes, root: Path) -> None:
-    """Replace whatever is at ``path`` (below ``root``) with ``data``; no link is followed.
-
-    For callers without a :class:`HeldDir`: ``root`` is opened now, and each directory
-    between it and ``path`` is entered with ``O_NOFOLLOW`` (a link there is replaced).
-    """
-    parts = path.relative_to(root).parts
-    held = HeldDir.open(root)
-    try:
-        current = held
-        for part in parts[:-1]:
-            inner = current.subdir(part)
-            if current is not held:
-                current.close()
-            current = inner
-        current.write_atomic(parts[-1], data)
-        if current is not held:
-            current.close()
-    finally:
-        held.close()
-
-
 def walk_entries(root: Path) -> Iterator[Path]:
     """Every file and link under ``root``; directories are entered but links never followed."""
     for dirpath, dirnames, filenames in os.walk(root):
