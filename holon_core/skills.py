@@ -18,6 +18,7 @@ import yaml
 
 from holon_core import yaml_safe
 from holon_core.errors import SkillError
+from holon_core.files import read_regular
 from holon_core.quoting import clip, shorten
 
 NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -84,14 +85,19 @@ def load_skill(path: Path, source: Source) -> ResolvedSkill:
 
 
 def _read_text(skill_md: Path) -> str:
+    """The checked file, read so that one swapped for a link or a FIFO since cannot hang us."""
+    raw = read_regular(skill_md, MAX_SKILL_MD)
+    if raw is None or len(raw) > MAX_SKILL_MD:
+        raise SkillError(
+            f"{skill_md} cannot be read as a regular file of at most {MAX_SKILL_MD} bytes",
+            hint="make SKILL.md a plain file (not a link, FIFO or device)",
+        )
     try:
-        return skill_md.read_bytes().decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SkillError(
             f"{skill_md} is not UTF-8 text (byte {exc.start})", hint="save SKILL.md as UTF-8"
         ) from None
-    except OSError as exc:
-        raise SkillError(f"{skill_md} cannot be read: {exc.strerror}", hint="check it") from None
 
 
 def _split_front_matter(text: str, where: Path) -> tuple[dict[str, object], str]:
