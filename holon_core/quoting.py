@@ -25,6 +25,12 @@ def shorten(text: str, limit: int = MAX_QUOTE) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def name_list(names: list[str], shown: int = 5) -> str:
+    """The first ``shown`` names, comma-separated, then how many more there are."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
 def _short_repr(value: object, budget: int) -> str:
     if budget <= 0:
         return "..."

@@ -23,12 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from holon_core.files import FILE_MODE, HeldDir, walk_entries
+from holon_core.quoting import name_list
 
 MARKER = ".holon-owned"
 RESERVE = ".holon-reserve"
 RESERVE_BYTES = 1 << 20
 HOLON_OWNED = ("manifest.json", "diff.patch", "summary.md", "evidence")
-_SHOWN = 5
 
 
 def foreign_files(output: Path) -> list[str]:
@@ -51,9 +51,7 @@ def filesystem_own(path: Path) -> bool:
 
 
 def refusal(output: Path, names: list[str]) -> str:
-    shown = ", ".join(names[:_SHOWN]) + (
-        f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
-    )
+    shown = name_list(names)
     return (
         f"holon-agent: error: the output dir {output} already holds files holon did not write "
         f"({shown}); holon-agent will not delete or mix in them\n"
@@ -67,7 +65,7 @@ def foreign_problem(output: Path) -> str | None:
     names = foreign_files(output)
     if not names:
         return None
-    shown = ", ".join(names[:_SHOWN]) + (" ..." if len(names) > _SHOWN else "")
+    shown = name_list(names)
     return f"{output} holds files holon did not write ({shown}); give holon an empty dir"
 
 

@@ -13,9 +13,8 @@ from pathlib import Path
 from holon_core.agent.output_dir import MARKER, filesystem_own, foreign_files, mark_owned
 from holon_core.errors import InputError
 from holon_core.files import HeldDir
+from holon_core.quoting import name_list
 from holon_core.runner.layout import make_parents, open_up
-
-_SHOWN = 5
 
 
 def prepare_output(output: Path, workspace: Path) -> list[Path]:
@@ -65,9 +64,7 @@ def prepare_output(output: Path, workspace: Path) -> list[Path]:
 def _refuse_foreign(output: Path) -> None:
     names = foreign_files(output)
     if names:
-        shown = ", ".join(names[:_SHOWN]) + (
-            f" and {len(names) - _SHOWN} more" * (len(names) > _SHOWN)
-        )
+        shown = name_list(names)
         raise InputError(
             f"output directory {output} is not empty ({shown}) and has no {MARKER} marker, so "
             "holon did not make it; refusing to delete its files",

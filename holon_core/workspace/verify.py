@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holon_core.quoting import name_list
 from holon_core.workspace._git import probe_repo, run_git
 
 if TYPE_CHECKING:
@@ -98,9 +99,7 @@ def changed_paths(before: Fingerprint) -> list[str]:
 
 
 def describe(changes: Sequence[str]) -> str:
-    shown = ", ".join(changes[:SHOWN])
-    more = len(changes) - SHOWN
-    return shown + (f" and {more} more" if more > 0 else "")
+    return name_list(list(changes), SHOWN)
 
 
 def _scan(
