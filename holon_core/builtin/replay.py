@@ -63,11 +63,12 @@ class ReplayParser(JsonLinesParser):
             tool_id = str(raw.get("id"))
             name, command = self._calls.get(tool_id, (None, None))
             exit_code = raw.get("exit_code")
-            if command is not None and isinstance(exit_code, int):
+            if command is not None and type(exit_code) is int:  # not a bool
                 ok = command_ok(command, exit_code)  # the rule every adapter applies
             else:
                 ok = raw.get("status") == "ok"
-            report.record_tool_result(ToolOutcome(tool_id, name, ok, command, exit_code))
+            code = exit_code if type(exit_code) is int else None
+            report.record_tool_result(ToolOutcome(tool_id, name, ok, command, code))
             data: dict[str, Any] = {k: raw[k] for k in ("exit_code", "output") if k in raw}
             status: Literal["ok", "error"] = "ok" if ok else "error"
             return [Event(type="tool_result", tool_id=raw.get("id"), status=status, data=data)]
