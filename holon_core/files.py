@@ -205,6 +205,24 @@ class HeldDir:
             handle.write(payload)
 
 
+def open_up(top: Path) -> None:
+    """Engines leave read-only dirs behind: give the owner rwx on ``top`` and every real dir
+    below it (top-down, each opened before it is entered; links are never followed)."""
+    if top.is_symlink() or not top.is_dir():
+        return
+    _owner_rwx(top)
+    for dirpath, dirnames, _files in os.walk(top):
+        for sub in dirnames:
+            _owner_rwx(Path(dirpath) / sub)
+
+
+def _owner_rwx(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        st = path.lstat()
+        if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_IRWXU != stat.S_IRWXU:
+            path.chmod(st.st_mode | stat.S_IRWXU)
+
+
 def walk_entries(root: Path) -> Iterator[Path]:
     """Every file and link under ``root``; directories are entered but links never followed."""
     for dirpath, dirnames, filenames in os.walk(root):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from holon_core.errors import InputError
-from holon_core.files import HeldDir
+from holon_core.files import HeldDir, open_up
 from holon_core.runner.runs import record_runner
 
 SUBDIRS = ("input", "state", "home", "tmp")
@@ -214,24 +214,6 @@ def _inside(path: Path, root: Path) -> bool:
 
 def _make_owner_writable(held: HeldDir, name: str) -> None:
     open_up(Path(f"/proc/self/fd/{held.fd}") / name)
-
-
-def open_up(top: Path) -> None:
-    """Engines leave read-only dirs behind: give the owner rwx on ``top`` and every real dir
-    below it (top-down, each opened before it is entered; links are never followed)."""
-    if top.is_symlink() or not top.is_dir():
-        return
-    _owner_rwx(top)
-    for dirpath, dirnames, _files in os.walk(top):
-        for sub in dirnames:
-            _owner_rwx(Path(dirpath) / sub)
-
-
-def _owner_rwx(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        st = path.lstat()
-        if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_IRWXU != stat.S_IRWXU:
-            path.chmod(st.st_mode | stat.S_IRWXU)
 
 
 def _rmtree(path: Path) -> None:

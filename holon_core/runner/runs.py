@@ -23,7 +23,7 @@ from typing import Literal
 
 import psutil
 
-from holon_core.files import read_regular
+from holon_core.files import open_up, read_regular
 
 RUNNER_FILE = "runner.json"
 _MAX_RUNNER = 4096
@@ -159,25 +159,5 @@ def remove_run(run: RunInfo) -> None:
     """Delete one run dir; read-only dirs an engine left are made writable, links unlinked."""
     if not stat.S_ISDIR(run.path.lstat().st_mode):
         raise OSError(f"{run.path} is not a directory")
-    _unlock(run.path)
+    open_up(run.path)  # an engine may have taken the owner's rwx
     shutil.rmtree(run.path)
-
-
-def _unlock(root: Path) -> None:
-    """Give the owner rwx on every directory under ``root`` (an engine may have taken it)."""
-    stack = [root]
-    while stack:
-        path = stack.pop()
-        try:
-            info = path.lstat()
-            if not stat.S_ISDIR(info.st_mode):
-                continue
-            if stat.S_IMODE(info.st_mode) & stat.S_IRWXU != stat.S_IRWXU:
-                path.chmod(stat.S_IMODE(info.st_mode) | stat.S_IRWXU)
-            stack.extend(
-                Path(entry.path)
-                for entry in os.scandir(path)
-                if entry.is_dir(follow_symlinks=False)
-            )
-        except OSError:
-            continue
