@@ -96,10 +96,16 @@ class RunContext:
     skills: list[ResolvedSkill] = field(default_factory=list)
     #: Credential values to redact from everything holon writes.
     secrets: list[str] = field(default_factory=list)
+    #: The engine's own session id to continue (serve mode, ``previous_response_id``); an
+    #: adapter with ``Capabilities.resume`` passes it to the engine's native resume.
+    resume_session: str | None = None
+    #: A persistent engine home (serve mode keeps it under the state dir so a resumed session
+    #: finds its transcript); ``None``: a fresh home inside the run dir.
+    home_root: Path | None = None
 
     @property
     def home(self) -> Path:
-        return self.run_dir / "home"
+        return self.home_root if self.home_root is not None else self.run_dir / "home"
 
     @property
     def tmp(self) -> Path:

@@ -39,6 +39,12 @@ class ResolvedSkill:
     path: Path
     source: Source
     body: str
+    #: Front matter ``version`` (optional).
+    version: str | None = None
+    #: Front matter ``requires: {env: [...]}``: variables the skill needs in the engine's env.
+    requires_env: tuple[str, ...] = ()
+    #: Front matter ``artifacts: [...]``: files (relative to the output dir) the skill writes.
+    artifacts: tuple[str, ...] = ()
 
     @property
     def files(self) -> list[Path]:
@@ -81,7 +87,67 @@ def load_skill(path: Path, source: Source) -> ResolvedSkill:
             f"{skill_md}: description is {len(description)} chars",
             hint=f"keep it under {MAX_DESCRIPTION}",
         )
-    return ResolvedSkill(name, description.strip(), path.resolve(), source, body)
+    return ResolvedSkill(
+        name,
+        description.strip(),
+        path.resolve(),
+        source,
+        body,
+        version=_version(front, skill_md),
+        requires_env=_required_env(front, skill_md),
+        artifacts=_artifacts(front, skill_md),
+    )
+
+
+ENV_NAME_RULE = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+
+
+def _version(front: dict[str, object], skill_md: Path) -> str | None:
+    version = front.get("version")
+    if version is None:
+        return None
+    if not isinstance(version, str | int | float) or isinstance(version, bool):
+        raise SkillError(f"{skill_md}: version {clip(version)} is invalid", hint="use e.g. 1.2.0")
+    text = str(version)
+    if not re.fullmatch(r"[0-9A-Za-z][0-9A-Za-z.+-]{0,63}", text):
+        raise SkillError(f"{skill_md}: version {clip(text)} is invalid", hint="use e.g. 1.2.0")
+    return text
+
+
+def _string_list(value: object, skill_md: Path, key: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise SkillError(f"{skill_md}: {key} must be a list of strings", hint=f"{key}: [A, B]")
+    return list(value)
+
+
+def _required_env(front: dict[str, object], skill_md: Path) -> tuple[str, ...]:
+    requires = front.get("requires")
+    if requires is None:
+        return ()
+    if not isinstance(requires, dict):
+        raise SkillError(f"{skill_md}: requires must be a mapping", hint="requires: {env: [NAME]}")
+    names = _string_list(requires.get("env"), skill_md, "requires.env")
+    for name in names:
+        if not ENV_NAME_RULE.match(name):
+            raise SkillError(
+                f"{skill_md}: requires.env name {clip(name)} is invalid",
+                hint="use upper-case letters, digits and underscores",
+            )
+    return tuple(dict.fromkeys(names))
+
+
+def _artifacts(front: dict[str, object], skill_md: Path) -> tuple[str, ...]:
+    paths = _string_list(front.get("artifacts"), skill_md, "artifacts")
+    for rel in paths:
+        parts = Path(rel).parts
+        if not rel or Path(rel).is_absolute() or ".." in parts:
+            raise SkillError(
+                f"{skill_md}: artifact path {clip(rel)} leaves the output dir",
+                hint="list paths relative to the output dir, without ..",
+            )
+    return tuple(dict.fromkeys(paths))
 
 
 def _read_text(skill_md: Path) -> str:
