@@ -64,6 +64,10 @@ class AgentOptions:
     engine: str | None = None
     model: str | None = None
     skills: list[Path] = field(default_factory=list)
+    #: Serve mode: the engine's own session id to continue (``RunContext.resume_session``).
+    resume_session: str | None = None
+    #: Serve mode: a persistent engine home that outlives the run (``RunContext.home_root``).
+    home_root: Path | None = None
 
 
 def run_agent(
@@ -191,6 +195,8 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
         engine_version=version,
         skills=skills,
         secrets=secret_values(run.env, engine.credential_env),
+        resume_session=options.resume_session,
+        home_root=options.home_root,
     )
     run.context = context
     for warning in capability_warnings(engine, context):
