@@ -39,7 +39,8 @@ class ClaudeAdapter(EngineAdapter):
         session_id=True,
         usage_reporting=True,
         cost_reporting=True,
-        resume=False,
+        # --resume <session_id> (launch.py); the transcript follows the turn's cwd.
+        resume=True,
         needs_credentials=True,
     )
     credential_env: ClassVar[tuple[str, ...]] = (

@@ -12,6 +12,7 @@ import os
 from typing import TYPE_CHECKING
 
 from holon_adapter_claude.home import prepare_home
+from holon_adapter_claude.sessions import carry_transcript
 from holon_core.adapter import LaunchPlan, RunContext, base_env
 
 if TYPE_CHECKING:
@@ -68,11 +69,17 @@ def build_argv(binary: Path, run: RunContext, system_file: Path | None) -> list[
         argv += ["--max-turns", str(run.max_steps)]
     if system_file is not None:
         argv += ["--append-system-prompt-file", str(system_file)]
+    if run.resume_session:
+        # Read from $CLAUDE_CONFIG_DIR/projects/<cwd-slug>/: the home persists across turns
+        # (RunContext.home_root); build_plan carries the transcript to a turn's new cwd.
+        argv += ["--resume", run.resume_session]
     return argv
 
 
 def build_plan(binary: Path, run: RunContext) -> LaunchPlan:
     config_dir = prepare_home(run.home, run.tmp, run.workspace)
+    if run.resume_session:
+        carry_transcript(config_dir, run.resume_session, run.workspace)
     system_file: Path | None = None
     if run.prompt.system.strip():
         system_file = run.run_dir / SYSTEM_PROMPT_FILE
