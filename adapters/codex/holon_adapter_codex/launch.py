@@ -67,6 +67,9 @@ def build_argv(binary: Path, run: RunContext) -> list[str]:
         model_of(run),
         "-C",
         str(run.workspace),
+        # Serve mode: continue the thread whose rollout lies in the persistent CODEX_HOME
+        # (sessions/); `exec` options go before `resume`, which takes the id and `-`.
+        *(["resume", run.resume_session] if run.resume_session else []),
         "-",
     ]
 
