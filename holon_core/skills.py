@@ -1,15 +1,19 @@
 """Resolve and validate skills (a directory with ``SKILL.md``) before any adapter sees them.
 
 Rules from the skills ADR: kebab-case names, ``SKILL.md`` at most 64 KiB, any single file
-at most 256 KiB, a package at most 1 MiB. Precedence (low to high): builtin, spec, flag;
-a higher layer replaces a lower one with a logged note, a clash inside one layer is an
-error. The final order is deterministic: by layer, then by name.
+at most 256 KiB, a package at most 1 MiB (and :data:`MAX_FILES` files). A link inside a
+package counts as the file it points to; a link out of it, or to a directory, is refused.
+This is the one validator: the run, ``holon-agent --probe`` and ``holon skills validate``
+all call :func:`load_skill`. Where skills come from and which one wins: ``skill_layers.py``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
-from collections.abc import Iterable
+import stat
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -27,9 +31,16 @@ MAX_DESCRIPTION = 1024
 MAX_SKILL_MD = 64 * 1024
 MAX_FILE = 256 * 1024
 MAX_PACKAGE = 1024 * 1024
-LAYERS: tuple[str, ...] = ("builtin", "spec", "flag")
+MAX_FILES = 1000
+#: Precedence, low to high (the skills ADR: system < workspace/project < attached).
+LAYERS: tuple[str, ...] = ("builtin", "user", "workspace", "spec", "flag")
+#: Front matter keys holon or the Agent Skills format knows; others are warned about.
+KNOWN_KEYS = frozenset(
+    {"name", "description", "version", "license", "metadata", "requires", "artifacts"}
+    | {"allowed-tools", "compatibility"}
+)
 
-Source = Literal["builtin", "spec", "flag"]
+Source = Literal["builtin", "user", "workspace", "spec", "flag"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +56,17 @@ class ResolvedSkill:
     requires_env: tuple[str, ...] = ()
     #: Front matter ``artifacts: [...]``: files (relative to the output dir) the skill writes.
     artifacts: tuple[str, ...] = ()
+    #: Where it came from: its directory, an archive's path or URL, or ``store:NAME@VERSION``.
+    origin: str = ""
+    #: The package digest (:func:`package_digest`), hex.
+    sha256: str = ""
+    #: Non-fatal findings (unknown front matter keys).
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def layer(self) -> Source:
+        """The precedence layer it came from (``source`` is its historical name)."""
+        return self.source
 
     @property
     def files(self) -> list[Path]:
@@ -58,14 +80,14 @@ def builtin_skills_dir() -> Path:
     return shipped if shipped.is_dir() else package_dir.parent / "skills"
 
 
-def load_skill(path: Path, source: Source) -> ResolvedSkill:
+def load_skill(path: Path, source: Source, origin: str | None = None) -> ResolvedSkill:
     """Read and validate one skill directory; errors name the file and the fix."""
     if not path.is_dir():
         raise SkillError(f"skill {path} is not a directory", hint="pass a directory with SKILL.md")
     skill_md = path / "SKILL.md"
-    if not skill_md.is_file():
-        raise SkillError(f"{skill_md} is missing", hint="every skill needs a SKILL.md")
-    _check_sizes(path, skill_md)
+    if skill_md.is_symlink() or not skill_md.is_file():
+        raise SkillError(f"{skill_md} is missing", hint="every skill needs a SKILL.md file")
+    files = package_files(path)
     text = _read_text(skill_md)
     front, body = _split_front_matter(text, skill_md)
     name = front.get("name")
@@ -87,6 +109,10 @@ def load_skill(path: Path, source: Source) -> ResolvedSkill:
             f"{skill_md}: description is {len(description)} chars",
             hint=f"keep it under {MAX_DESCRIPTION}",
         )
+    unknown = sorted(str(key) for key in front if key not in KNOWN_KEYS)
+    warnings = tuple(
+        f"skill {name}: unknown front matter key {clip(key, 60)} (ignored)" for key in unknown
+    )
     return ResolvedSkill(
         name,
         description.strip(),
@@ -96,6 +122,9 @@ def load_skill(path: Path, source: Source) -> ResolvedSkill:
         version=_version(front, skill_md),
         requires_env=_required_env(front, skill_md),
         artifacts=_artifacts(front, skill_md),
+        origin=origin or str(path),
+        sha256=package_digest(files),
+        warnings=warnings,
     )
 
 
@@ -187,20 +216,76 @@ def _split_front_matter(text: str, where: Path) -> tuple[dict[str, object], str]
     return data, "\n".join(lines[end + 1 :]).lstrip("\n")
 
 
-def _check_sizes(path: Path, skill_md: Path) -> None:
+def package_files(root: Path) -> dict[str, Path]:
+    """Every file of the package by relative POSIX path, checked against the caps.
+
+    A link that resolves to a regular file inside the package stands for that file; a link
+    out of the package, to a directory or to nothing is refused, as is any special file.
+    """
+    real_root = root.resolve()
+    files: dict[str, Path] = {}
     total = 0
-    for file in path.rglob("*"):
-        if file.is_symlink():
-            raise SkillError(f"{file} is a symlink", hint="skills are copied; use real files")
-        if not file.is_file():
-            continue
-        size = file.stat().st_size
-        limit = MAX_SKILL_MD if file == skill_md else MAX_FILE
-        if size > limit:
-            raise SkillError(f"{file} is {size} bytes", hint=f"the limit is {limit} bytes")
-        total += size
-    if total > MAX_PACKAGE:
-        raise SkillError(f"skill {path} is {total} bytes", hint=f"the limit is {MAX_PACKAGE}")
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted([*dirnames, *filenames]):
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            st = path.lstat()
+            if stat.S_ISDIR(st.st_mode):
+                continue
+            if any(ch in rel for ch in "\n\r\\"):
+                raise SkillError(
+                    f"{path}: file names in a skill may not hold newlines or backslashes",
+                    hint="rename the file",
+                )
+            if stat.S_ISLNK(st.st_mode):
+                path, st = _inside_link(path, real_root)
+            if not stat.S_ISREG(st.st_mode):
+                raise SkillError(
+                    f"{path} is not a regular file", hint="a skill holds files and directories"
+                )
+            limit = MAX_SKILL_MD if rel == "SKILL.md" else MAX_FILE
+            if st.st_size > limit:
+                raise SkillError(
+                    f"{path} is {st.st_size} bytes (file size cap)",
+                    hint=f"the limit is {limit} bytes",
+                )
+            total += st.st_size
+            files[rel] = path
+            if total > MAX_PACKAGE or len(files) > MAX_FILES:
+                raise SkillError(
+                    f"skill {root} is over the package cap ({total} bytes, {len(files)} files)",
+                    hint=f"the limits are {MAX_PACKAGE} bytes and {MAX_FILES} files",
+                )
+    return files
+
+
+def _inside_link(link: Path, real_root: Path) -> tuple[Path, os.stat_result]:
+    target = link.resolve()
+    if not target.is_relative_to(real_root):
+        raise SkillError(
+            f"{link} links out of its skill (to {clip(str(target))})",
+            hint="skills are copied; put the file itself in the skill",
+        )
+    if not target.is_file():
+        raise SkillError(
+            f"{link} links to a directory or to nothing",
+            hint="only links to files inside the skill are allowed",
+        )
+    return target, target.stat()
+
+
+def package_digest(files: Mapping[str, Path]) -> str:
+    """sha256 over ``"<sha256 of file>  <relative path>\\n"`` for each file, sorted by path.
+
+    The same bytes as ``find -L . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -d '\\n'
+    sha256sum | sha256sum`` run inside the skill (docs/skills.md).
+    """
+    outer = hashlib.sha256()
+    for rel in sorted(files):
+        inner = hashlib.sha256(files[rel].read_bytes()).hexdigest()
+        outer.update(f"{inner}  {rel}\n".encode())
+    return outer.hexdigest()
 
 
 def find_named_skill(ref: str, search_dirs: Iterable[Path]) -> Path:
@@ -223,41 +308,16 @@ def find_named_skill(ref: str, search_dirs: Iterable[Path]) -> Path:
 
 
 def resolve_skills(
-    spec_refs: Iterable[str], flag_dirs: Iterable[Path], input_dir: Path
+    spec_refs: Iterable[str],
+    flag_dirs: Iterable[Path],
+    input_dir: Path,
+    *,
+    workspace: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    scratch: Path | None = None,
 ) -> tuple[list[ResolvedSkill], list[str]]:
-    """The run's skills in deterministic order, plus notes about overridden duplicates."""
-    chosen: dict[str, ResolvedSkill] = {}
-    notes: list[str] = []
-    builtin = builtin_skills_dir()
-    layers: list[tuple[Source, list[Path]]] = [
-        ("spec", [_spec_ref_path(ref, input_dir, builtin) for ref in spec_refs]),
-        ("flag", [Path(d) for d in flag_dirs]),
-    ]
-    for source, paths in layers:
-        in_layer: set[str] = set()
-        for path in paths:
-            skill = load_skill(path, source)
-            if skill.name in in_layer:
-                raise SkillError(
-                    f"two {source} skills are named {skill.name!r}",
-                    hint="skill names must be unique; rename or drop one",
-                )
-            in_layer.add(skill.name)
-            if skill.name in chosen:
-                notes.append(
-                    f"skill {skill.name}: {source} ({skill.path}) replaces "
-                    f"{chosen[skill.name].source} ({chosen[skill.name].path})"
-                )
-            chosen[skill.name] = skill
-    ordered = sorted(chosen.values(), key=lambda s: (LAYERS.index(s.source), s.name))
-    return ordered, notes
+    """The run's skills in deterministic order, plus notes; see ``skill_layers.py``."""
+    from holon_core.skill_layers import resolve
 
-
-def _spec_ref_path(ref: str, input_dir: Path, builtin: Path) -> Path:
-    as_path = Path(ref).expanduser()
-    if as_path.is_absolute():
-        return as_path
-    for base in (input_dir, input_dir / "skills", input_dir / "context"):
-        if (base / ref / "SKILL.md").is_file():
-            return base / ref
-    return find_named_skill(ref, [builtin])
+    found = resolve(spec_refs, flag_dirs, input_dir, workspace=workspace, env=env, scratch=scratch)
+    return found.skills, found.notes
