@@ -54,6 +54,7 @@ from holon_core.files import is_no_space
 from holon_core.outcome import Decision, Signals, decide
 from holon_core.plugins import load_plugins
 from holon_core.redact import Redactor, secret_values
+from holon_core.skill_layers import describe
 from holon_core.skills import resolve_skills
 from holon_core.supervisor import supervise
 from holon_core.workspace import nested_repositories, record_baseline, write_diff
@@ -173,9 +174,21 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
     run.check_cancel()
 
     ev.phase("skills")
-    skills, notes = resolve_skills(spec.metadata.skills, options.skills, paths.input)
+    skills, notes = resolve_skills(
+        spec.metadata.skills,
+        options.skills,
+        paths.input,
+        workspace=paths.workspace,
+        env=run.env,
+        scratch=run.run_dir / "skill-archives",
+    )
     for note in notes:
         run.log.info("skill precedence", detail=note)
+    for skill in skills:
+        run.log.info("skill", **describe(skill))
+        for warning in skill.warnings:
+            run.log.warning("skill", detail=warning)
+            run.metadata.setdefault("warnings", []).append(warning)
     prompt = compile_prompt(spec, paths.input, paths.workspace, paths.output)
     model = options.model or run.env.get("HOLON_MODEL") or spec.engine.model
     context = RunContext(
