@@ -1,0 +1,21 @@
+"""``holon solve``: ref parsing, the clone check, the request envelope and the generated spec."""
+
+from __future__ import annotations
+
+from holon_core.solve.github_api import Server, find_token, lookup
+from holon_core.solve.ref import GitHubRef, parse_ref
+from holon_core.solve.remote import check_clone, parse_remote, push_url
+from holon_core.solve.request import envelope, write_task
+
+__all__ = [
+    "GitHubRef",
+    "Server",
+    "check_clone",
+    "envelope",
+    "find_token",
+    "lookup",
+    "parse_ref",
+    "parse_remote",
+    "push_url",
+    "write_task",
+]
