@@ -57,6 +57,14 @@ _PATTERNS = [pattern for pattern, _ in _SHAPES]
 _BEARER = re.compile("bearer", re.IGNORECASE)
 
 
+def looks_like_secret(value: str) -> bool:
+    """True when ``value`` has the shape of a well-known token (the patterns redacted below)."""
+    return any(
+        (not literals or any(lit in value for lit in literals)) and pattern.search(value)
+        for pattern, literals in _SHAPES
+    )
+
+
 def secret_values(env: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
     """Credential values to redact: the named variables plus any secret-looking variable."""
     wanted = set(names)

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from holon_core.durations import parse_duration
+from holon_core.env_rules import context_env_problems, pass_env_problems
 
 SUPPORTED_VERSIONS = ("v1",)
 SUPPORTED_KINDS = ("Holon",)
@@ -29,7 +30,30 @@ class Metadata(_Open):
 class Context(_Open):
     workspace: str | None = None
     files: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Plain settings for the engine; never secrets."
+    )
+    pass_env: list[str] = Field(
+        default_factory=list,
+        description="Variables copied from holon-agent's environment into the engine's, "
+        "redacted like credentials (RFC-0002 3.1: secrets stay out of the spec).",
+    )
+
+    @field_validator("env")
+    @classmethod
+    def _no_secrets(cls, value: dict[str, str]) -> dict[str, str]:
+        problems = context_env_problems(value)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return value
+
+    @field_validator("pass_env")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        problems = pass_env_problems(value)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return list(dict.fromkeys(value))
 
 
 class Goal(_Open):
