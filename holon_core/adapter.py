@@ -96,6 +96,9 @@ class RunContext:
     skills: list[ResolvedSkill] = field(default_factory=list)
     #: Credential values to redact from everything holon writes.
     secrets: list[str] = field(default_factory=list)
+    #: Variables the spec (``context.pass_env``) and the skills (``requires.env``) need in the
+    #: engine's environment; :func:`base_env` copies them, their values are in ``secrets``.
+    pass_env: tuple[str, ...] = ()
     #: The engine's own session id to continue (serve mode, ``previous_response_id``); an
     #: adapter with ``Capabilities.resume`` passes it to the engine's native resume.
     resume_session: str | None = None
@@ -255,6 +258,10 @@ class EngineAdapter(ABC):
     credential_env: ClassVar[tuple[str, ...]] = ()
     #: Extra variables passed into the engine unchanged (endpoints, proxies).
     passthrough_env: ClassVar[tuple[str, ...]] = ()
+    #: The engine's own skill folders inside its cwd (e.g. ``.claude/skills``), relative to
+    #: the workspace. The engine discovers them itself; holon validates and records every
+    #: skill there before the launch (:mod:`holon_core.agent.native_skills`).
+    workspace_skill_dirs: ClassVar[tuple[str, ...]] = ()
     #: Inclusive (min, max) major.minor versions we support, or None for any.
     supported_versions: ClassVar[tuple[str, str] | None] = None
     #: The model wire API the engine speaks ("anthropic-messages", "openai-responses",
@@ -375,8 +382,10 @@ def _version_check(name: str, version: str, supported: tuple[str, str]) -> Check
 def base_env(run: RunContext, extra_names: tuple[str, ...] = ()) -> dict[str, str]:
     """The hermetic environment every engine starts from: run-local HOME and TMPDIR.
 
-    Only the spec's ``context.env``, PATH, locale basics and the adapter's named variables
-    pass in; nothing else from the agent's environment (never the user's HOME) reaches it.
+    Only the spec's ``context.env``, PATH, locale basics, the run's directories
+    (``HOLON_INPUT_DIR``, ``HOLON_WORKSPACE_DIR``, ``HOLON_OUTPUT_DIR``, absolute, for skills),
+    the adapter's named variables and the run's ``pass_env`` pass in; nothing else from the
+    agent's environment (never the user's HOME) reaches it.
     """
     env = dict(run.spec.context.env)  # non-secret settings from the spec come first
     env |= {
@@ -386,8 +395,12 @@ def base_env(run: RunContext, extra_names: tuple[str, ...] = ()) -> dict[str, st
         "LANG": run.env.get("LANG", "C.UTF-8"),
         "TERM": "dumb",
         "NO_COLOR": "1",
+        "HOLON_INPUT_DIR": str(run.input_dir.absolute()),
+        "HOLON_WORKSPACE_DIR": str(run.workspace.absolute()),
+        "HOLON_OUTPUT_DIR": str(run.output_dir.absolute()),
     }
-    for name in (*run.engine.credential_env, *run.engine.passthrough_env, *extra_names):
+    names = (*run.engine.credential_env, *run.engine.passthrough_env, *run.pass_env)
+    for name in (*names, *extra_names):
         value = run.env.get(name)
         if value:
             env[name] = value

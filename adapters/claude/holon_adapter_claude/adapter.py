@@ -49,6 +49,8 @@ class ClaudeAdapter(EngineAdapter):
         "CLAUDE_CODE_OAUTH_TOKEN",
     )
     passthrough_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_BASE_URL",)
+    #: Claude Code discovers ``<cwd>/.claude/skills`` itself; holon validates and records it.
+    workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".claude/skills",)
     model_api: ClassVar[str | None] = "anthropic-messages"
     #: Tested against 2.1.x; the stream-json fields we read appeared in 2.0.
     supported_versions: ClassVar[tuple[str, str] | None] = ("2.0", "2.1")

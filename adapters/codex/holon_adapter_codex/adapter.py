@@ -44,6 +44,8 @@ class CodexAdapter(EngineAdapter):
     credential_env = KEY_VARIABLES
     #: Honoured by writing it into the run's provider config (and passed through as is).
     passthrough_env = ("OPENAI_BASE_URL",)
+    #: Codex discovers these in its cwd itself; holon validates and records them.
+    workspace_skill_dirs = (".agents/skills", ".codex/skills")
     model_api = "openai-responses"
     supported_versions = ("0.169", "0.169")
 

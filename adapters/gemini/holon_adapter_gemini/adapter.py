@@ -55,6 +55,8 @@ class GeminiAdapter(EngineAdapter):
     )
     credential_env: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     passthrough_env: ClassVar[tuple[str, ...]] = ("GOOGLE_GEMINI_BASE_URL",)
+    #: Gemini CLI discovers these in its cwd itself; holon validates and records them.
+    workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".gemini/skills", ".agents/skills")
     model_api: ClassVar[str | None] = "gemini-generate-content"
     supported_versions: ClassVar[tuple[str, str] | None] = ("0.61", "0.61")
 
