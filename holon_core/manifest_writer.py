@@ -2,8 +2,8 @@
 
 A manifest a skill or the engine wrote during the run is merged, not overwritten: its extra
 top-level keys and metadata keys survive unless holon owns the key. ``artifacts`` is the
-inventory of the output directory (files this run produced), plus whatever the skill
-declared inside it. Reading that manifest back safely is ``engine_manifest.py``'s job.
+inventory of the output directory (files this run produced); what a skill declared counts
+only when the file exists. Reading that manifest back safely is ``engine_manifest.py``'s job.
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ from holon_core.files import HeldDir, walk_entries
 from holon_core.models.manifest import Manifest
 from holon_core.redact import Redactor
 
-__all__ = ["MANIFEST", "inventory", "merge_skill_manifest", "read_skill_manifest", "write_manifest"]
+__all__ = [
+    "MANIFEST",
+    "inventory",
+    "merge_skill_manifest",
+    "read_skill_manifest",
+    "settle_artifacts",
+    "write_manifest",
+]
 
 
 def inventory(output: Path, exclude: Iterable[str] = ()) -> list[str]:
@@ -36,6 +43,36 @@ def inventory(output: Path, exclude: Iterable[str] = ()) -> list[str]:
         if rel not in skip and not rel.startswith(".holon-") and _listable(path, root):
             found.add(rel)
     return sorted(found)
+
+
+def settle_artifacts(
+    manifest: dict[str, Any], output: Path, declared: Iterable[tuple[str, Iterable[str]]] = ()
+) -> dict[str, Any]:
+    """``artifacts`` keeps only files that exist; a skill's declared but absent files warn.
+
+    A ``manifest.json`` the engine wrote may name files it never produced, and a skill's
+    front matter (``artifacts: [...]``) names what it means to write: the record lists what
+    is really there (RFC-0003 8.1) and says in ``metadata.warnings`` what is missing.
+    """
+    root = output.resolve()
+    listed = manifest.get("artifacts", [])
+    kept = [a for a in listed if a == MANIFEST or _listable(output / a, root)]
+    warnings = []
+    if len(kept) != len(listed):
+        gone = sorted(set(listed) - set(kept))
+        warnings.append(f"artifacts declared in manifest.json but not written: {', '.join(gone)}")
+    for skill, paths in declared:
+        absent = [p for p in paths if p not in kept]
+        if absent:
+            warnings.append(
+                f"skill {skill} declares artifacts the run did not write: {', '.join(absent)}"
+            )
+    settled = {**manifest, "artifacts": kept}
+    if warnings:
+        meta = dict(settled["metadata"])
+        meta["warnings"] = [*meta.get("warnings", []), *warnings]
+        settled["metadata"] = meta
+    return settled
 
 
 def _listable(path: Path, root: Path) -> bool:

@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -27,6 +27,9 @@ from holon_core.files import HeldDir
 from holon_core.quoting import shorten
 from holon_core.redact import Redactor, secret_values
 from holon_core.spec_file import read_spec_text
+
+if TYPE_CHECKING:
+    from holon_core.adapter import EngineAdapter
 
 
 def spec_check(spec: Path) -> Check:
@@ -48,6 +51,12 @@ def spec_check(spec: Path) -> Check:
     return Check("spec", True, str(spec))
 
 
+def _spec_data(spec: Path) -> dict[str, Any]:
+    """The spec as a mapping (:func:`spec_check` has already proven it parses)."""
+    data = yaml_safe.load(read_spec_text(spec))
+    return data if isinstance(data, dict) else {}
+
+
 def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) -> int:
     started = time.monotonic()
     checks = [spec_check(paths.spec)]
@@ -60,6 +69,7 @@ def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) ->
     )
     meta: dict[str, Any] = {"agent": "holon-agent", "holon_version": __version__, "mode": "probe"}
     credential_names: tuple[str, ...] = ()
+    engine: EngineAdapter | None = None
     try:
         from holon_core.agent.select import select_engine
         from holon_core.plugins import load_plugins
@@ -78,6 +88,11 @@ def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) ->
                 meta["engine"]["version"] = check.detail.rsplit(" ", 1)[-1]
     except HolonError as exc:
         checks.append(Check("adapter", False, exc.message, exc.hint))
+        engine = None
+    if checks[0].ok:  # the spec parsed: the variables a run would pass or refuse
+        from holon_core.agent.probe_env import env_check
+
+        checks.append(env_check(_spec_data(paths.spec), engine, env, paths))
     failed = [c for c in checks if not c.ok]
     meta["checks"] = [c.as_dict() for c in checks]
     meta["reason"] = "ok" if not failed else "probe_failed"

@@ -1,5 +1,10 @@
 """Step 6: the prompt — ``prompts/system.md`` and ``prompts/user.md`` when the runner gave
-them, otherwise compiled from the goal, the context files and the contract."""
+them, otherwise compiled from the goal, the context files and the contract.
+
+A runner's own ``system.md`` replaces holon's contract text but not the facts of the run:
+a short footer (:data:`FOOTER`) still says where the input, workspace and output are and
+that the engine has them as ``HOLON_*_DIR`` variables, so a skill's instructions that say
+"write X to ``$HOLON_OUTPUT_DIR``" work whoever wrote the system prompt."""
 
 from __future__ import annotations
 
@@ -18,17 +23,29 @@ Work only inside the workspace {workspace}; it is your current directory.
 When you are done, write a short report to {output}/summary.md: what you changed, how you
 checked it, and what is left. Do not write files anywhere else outside the workspace.
 Do not commit, push, change branches or edit git configuration: holon records your changes
-as a patch itself."""
+as a patch itself.
+Your environment names the run's directories: HOLON_WORKSPACE_DIR, HOLON_OUTPUT_DIR (where
+skills write their files) and HOLON_INPUT_DIR (the task's input; read-only)."""
+
+#: Appended to a runner-supplied ``prompts/system.md``: the run's facts, not holon's rules.
+FOOTER = """
+
+---
+Run directories (also in your environment): input {input} (HOLON_INPUT_DIR, read-only),
+workspace {workspace} (HOLON_WORKSPACE_DIR, your current directory), output {output}
+(HOLON_OUTPUT_DIR: write the files you produce here)."""
 
 
 def compile_prompt(spec: Spec, input_dir: Path, workspace: Path, output: Path) -> Prompt:
     prompts = input_dir / "prompts"
     system_file, user_file = prompts / "system.md", prompts / "user.md"
     contract = CONTRACT.format(workspace=workspace, output=output)
+    system = contract
+    if system_file.is_file():
+        footer = FOOTER.format(input=input_dir, workspace=workspace, output=output)
+        system = system_file.read_text(encoding="utf-8").rstrip("\n") + footer
     if user_file.is_file():
-        system = system_file.read_text(encoding="utf-8") if system_file.is_file() else contract
         return Prompt(system=system, user=user_file.read_text(encoding="utf-8"), source="input")
-    system = system_file.read_text(encoding="utf-8") if system_file.is_file() else contract
     return Prompt(system=system, user=_user_prompt(spec, input_dir / "context", workspace))
 
 
