@@ -93,7 +93,10 @@ def skill_records(run: RunState, staged: list[Any]) -> list[dict[str, Any]]:
         records.append(
             {
                 "name": skill.name,
+                "version": skill.version,
                 "source": skill.source,
+                "origin": skill.origin or str(skill.path),
+                "sha256": skill.sha256 or None,
                 "path": str(skill.path),
                 "staging": stage.staging if stage else "none",
                 "seen_by_engine": None if seen is None else (skill.name in seen or absent),
