@@ -38,7 +38,8 @@ def manifest_data(run: RunState, decision: Decision, duration: float) -> dict[st
     manifest = minimal_manifest(run, decision, duration)
     meta: dict[str, Any] = manifest["metadata"]
     staged = run.metadata.pop("_staged", [])
-    meta.update({k: v for k, v in run.metadata.items()})
+    native = run.metadata.get("_native_skills", [])
+    meta.update({k: v for k, v in run.metadata.items() if not k.startswith("_")})
     if run.engine is not None and run.plugins is not None:
         dist, version = run.plugins.adapter_version(run.engine.name)
         meta["adapter"] = {"name": run.engine.name, "distribution": dist, "version": version}
@@ -59,7 +60,7 @@ def manifest_data(run: RunState, decision: Decision, duration: float) -> dict[st
     if run.baseline is not None:
         meta["baseline"] = run.baseline.as_manifest()
     if run.context is not None:
-        meta["skills"] = skill_records(run, staged)
+        meta["skills"] = skill_records(run, staged, native)
         if run.plugins is not None:
             meta.update(plugin_metadata(run, run.context, meta))
     if run.process is not None:
@@ -81,7 +82,9 @@ def plugin_metadata(run: RunState, context: RunContext, meta: dict[str, Any]) ->
     return {k: v for k, v in extra.items() if k not in meta or meta[k] is None}
 
 
-def skill_records(run: RunState, staged: list[Any]) -> list[dict[str, Any]]:
+def skill_records(
+    run: RunState, staged: list[Any], native: list[tuple[str, Any]]
+) -> list[dict[str, Any]]:
     assert run.context is not None
     by_name = {s.name: s for s in staged}
     seen = run.report.skills_seen
@@ -99,6 +102,18 @@ def skill_records(run: RunState, staged: list[Any]) -> list[dict[str, Any]]:
                 "sha256": skill.sha256 or None,
                 "path": str(skill.path),
                 "staging": stage.staging if stage else "none",
+                "seen_by_engine": None if seen is None else (skill.name in seen or absent),
+            }
+        )
+    # The engine's own folders in the workspace: it discovers these itself (native_skills.py).
+    for folder, skill in native:
+        records.append(
+            {
+                "name": skill.name,
+                "source": "workspace",
+                "path": str(skill.path),
+                "native_dir": folder,
+                "staging": "native",
                 "seen_by_engine": None if seen is None else (skill.name in seen or absent),
             }
         )
@@ -127,3 +142,11 @@ def figures(run: RunState, duration: float) -> dict[str, str]:
     if "files_changed" in run.metadata:
         figures["files changed"] = str(run.metadata["files_changed"])
     return figures
+
+
+def declared_artifacts(run: RunState) -> list[tuple[str, tuple[str, ...]]]:
+    """``(skill, artifacts)`` its front matter declares, for every skill of the run."""
+    if run.context is None:
+        return []
+    native = [skill for _, skill in run.metadata.get("_native_skills", [])]
+    return [(s.name, s.artifacts) for s in (*run.context.skills, *native) if s.artifacts]

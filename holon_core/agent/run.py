@@ -39,6 +39,7 @@ from holon_core.agent.preflight import run_preflight
 from holon_core.agent.prompt import compile_prompt
 from holon_core.agent.runlog import RunLog
 from holon_core.agent.secret_scan import scan_outputs, scan_patch
+from holon_core.agent.skill_env import settle_skill_env
 from holon_core.agent.select import select_engine
 from holon_core.agent.state import (
     DEFAULT_SILENCE,
@@ -212,6 +213,7 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
         home_root=options.home_root,
     )
     run.context = context
+    settle_skill_env(run, context)  # native workspace skills, pass_env; raises preflight_failed
     for warning in capability_warnings(engine, context):
         run.log.warning("capability", detail=warning)
         run.metadata.setdefault("warnings", []).append(warning)
@@ -327,6 +329,7 @@ def _judge(run: RunState, context: RunContext) -> Decision:
 def _finish(run: RunState, decision: Decision) -> int:
     """Summary, manifest and exit code — on every path."""
     from holon_core.manifest_writer import inventory, merge_skill_manifest, read_skill_manifest
+    from holon_core.manifest_writer import settle_artifacts
     from holon_core.manifest_writer import write_manifest as write_manifest_file
 
     run.log.attach()
@@ -355,6 +358,7 @@ def _finish(run: RunState, decision: Decision) -> int:
         ev.close()
         data["artifacts"] = inventory(out, exclude=unchanged_preexisting(run))
         merged = merge_skill_manifest(data, read_skill_manifest(out))
+        merged = settle_artifacts(merged, out, record.declared_artifacts(run))
         write_manifest_file(run.out, merged, run.redact)
     except Exception as exc:  # a bug or a full disk while recording: still leave a record
         run.log.error("manifest", traceback=traceback.format_exc())

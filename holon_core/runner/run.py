@@ -26,6 +26,7 @@ from holon_core.runner.agent_env import agent_command, agent_env
 from holon_core.runner.inputs import InputSources, build_input, lock_input, unlock_input
 from holon_core.runner.layout import RunLayout, default_runs_dir, new_layout, register
 from holon_core.runner.output import prepare_output
+from holon_core.runner.pass_env import forwarded_names
 from holon_core.runner.process import AgentExit, run_agent_process
 from holon_core.runner.progress import EventTail, Progress
 from holon_core.runner.report import RunAborted, RunResult
@@ -152,7 +153,9 @@ def _run(
     register(layout, layout.snapshot.name)
     try:
         result.snapshot = {"path": str(snapshot.path), "kind": snapshot.kind, "kept": False}
-        result.engine, engine_vars = _engine(options.engine, env, spec)
+        result.engine, engine_vars = _engine(
+            options.engine, env, spec, skills=skills, input_dir=layout.input, snap=snapshot.path
+        )
         progress = Progress(stream, tty=_isatty(stream), enabled=options.progress)
         layout.seal()
         stops.hold()  # from here on the agent owns the stop: it is forwarded, not raised
@@ -225,9 +228,15 @@ def _isatty(stream: IO[str]) -> bool:
 
 
 def _engine(
-    flag: str | None, env: Mapping[str, str], spec: Spec
+    flag: str | None,
+    env: Mapping[str, str],
+    spec: Spec,
+    *,
+    skills: list[Path],
+    input_dir: Path,
+    snap: Path,
 ) -> tuple[str | None, tuple[str, ...]]:
-    """The engine the agent will pick, and the variables its adapter names.
+    """The engine the agent will pick, the variables its adapter names and the run passes.
 
     Failure to choose is left to the agent, which records it in a manifest.
     """
@@ -239,6 +248,7 @@ def _engine(
     if adapter.name == "replay":  # the replay adapter's own opt-in list (builtin/replay.py)
         passed = env.get("HOLON_REPLAY_PASS_ENV", "").split(",")
         names += tuple(name.strip() for name in passed if name.strip())
+    names += forwarded_names(adapter, spec, env, skills=skills, input_dir=input_dir, workspace=snap)
     return adapter.name, names
 
 

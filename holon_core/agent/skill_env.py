@@ -1,0 +1,42 @@
+"""What the run's skills need from the environment, settled before the engine starts.
+
+Gathers the engine's own workspace skill folders (:mod:`holon_core.agent.native_skills`),
+then the variables the spec (``context.pass_env``) and every skill (``requires.env``) need:
+a missing one, or a ``context.env`` name the adapter owns, fails the run here with
+``preflight_failed``. The values join the redactor's secrets, so they are kept out of
+everything holon writes exactly like the adapter's credentials.
+"""
+
+from __future__ import annotations
+
+from holon_core.adapter import RunContext
+from holon_core.agent.native_skills import find_native_skills, skills_policy
+from holon_core.agent.preflight import PreflightFailed
+from holon_core.agent.state import RunState
+from holon_core.env_rules import MISSING_HINT, PassEnv, context_env_problems
+from holon_core.redact import Redactor, secret_values
+
+
+def settle_skill_env(run: RunState, context: RunContext) -> None:
+    """Validate native workspace skills and the passed variables; wire them into the run."""
+    engine = context.engine
+    native = find_native_skills(context.workspace, engine.workspace_skill_dirs, context.skills)
+    run.metadata["skills_policy"] = skills_policy(engine.workspace_skill_dirs)
+    run.metadata["_native_skills"] = native
+    for folder, skill in native:
+        run.log.info("workspace skill", skill=skill.name, folder=folder, path=str(skill.path))
+    spec = context.spec
+    owned = (*engine.credential_env, *engine.passthrough_env)
+    needed = PassEnv.collect(
+        spec.context.pass_env,
+        [(s.name, s.requires_env) for s in (*context.skills, *(s for _, s in native))],
+    )
+    problems = context_env_problems(spec.context.env, owned) + needed.missing(run.env)
+    if problems:
+        raise PreflightFailed("preflight failed: " + "; ".join(problems), hint=MISSING_HINT)
+    if needed.names:
+        run.log.info("pass_env", names=list(needed.names))
+    context.pass_env = needed.names
+    context.secrets = secret_values(run.env, (*engine.credential_env, *needed.names))
+    run.redact = Redactor(context.secrets)
+    run.evidence.redact = run.redact
