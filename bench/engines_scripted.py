@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import statistics
 import subprocess
 import tempfile
@@ -22,7 +23,7 @@ import psutil
 from holon_conformance.direct import ENGINES, direct_launch
 from holon_conformance.provider import ScriptedProvider
 
-from holon_core.engines import ENGINE_PACKAGES, find_engine_binary
+from holon_core.plugins import load_plugins
 
 
 def tree_rss(proc: psutil.Process) -> int:
@@ -72,9 +73,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     results: dict[str, dict[str, Any]] = {}
+    plugins = load_plugins()
     for engine in ENGINES:
-        _, binary_name, override = ENGINE_PACKAGES[engine]
-        binary = find_engine_binary(binary_name, override)
+        binary = plugins.get_engine(engine).locate_binary(os.environ)
         if binary is None:
             raise SystemExit(f"{engine} not installed: run `holon engines install`")
         one_run(engine, binary)  # warm-up: page cache, first-run setup

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from holon_core.checks import Check
-from holon_core.engines import find_engine_binary, read_engine_version
+from holon_core.engines import (
+    EnginePackage,
+    find_engine_binary,
+    npm_package_version,
+    override_variable,
+    read_engine_version,
+)
+from holon_core.errors import EngineNotInstalled
 
 if TYPE_CHECKING:
     from holon_core.events import Event, ToolOutcome
@@ -252,7 +259,10 @@ class EngineAdapter(ABC):
     #: Distribution that ships the adapter (for versions in ``holon plugins`` and manifests).
     distribution: ClassVar[str | None] = None
     capabilities: ClassVar[Capabilities] = Capabilities()
-    #: Executable name looked up in the managed engine dir and on PATH.
+    #: The npm package of the engine CLI (name, pin, supported range, binary, shipped lock):
+    #: ``holon engines install|list`` and the preflight read it.
+    engine_package: ClassVar[EnginePackage | None] = None
+    #: Executable name of an engine not installed from npm (else ``engine_package.binary``).
     binary_name: ClassVar[str | None] = None
     #: Any one of these environment variables satisfies the credential check.
     credential_env: ClassVar[tuple[str, ...]] = ()
@@ -262,7 +272,7 @@ class EngineAdapter(ABC):
     #: the workspace. The engine discovers them itself; holon validates and records every
     #: skill there before the launch (:mod:`holon_core.agent.native_skills`).
     workspace_skill_dirs: ClassVar[tuple[str, ...]] = ()
-    #: Inclusive (min, max) major.minor versions we support, or None for any.
+    #: Inclusive (min, max) major.minor versions of an engine not installed from npm.
     supported_versions: ClassVar[tuple[str, str] | None] = None
     #: The model wire API the engine speaks ("anthropic-messages", "openai-responses",
     #: "gemini-generate-content"), or None for an engine that calls no model API.
@@ -279,15 +289,36 @@ class EngineAdapter(ABC):
     # -- preflight ------------------------------------------------------------------------
     @property
     def binary_env(self) -> str:
-        return f"HOLON_{self.name.upper()}_BIN"
+        return override_variable(self.name)
+
+    @property
+    def engine_binary_name(self) -> str | None:
+        """The executable looked up in the managed engine dir and on PATH, if any."""
+        package = self.engine_package
+        return package.binary if package is not None else self.binary_name
 
     def locate_binary(self, env: Mapping[str, str]) -> Path | None:
-        if self.binary_name is None:
+        binary_name = self.engine_binary_name
+        if binary_name is None:
             return None
-        return find_engine_binary(self.binary_name, self.binary_env, env)
+        return find_engine_binary(binary_name, self.binary_env, env, engine=self.name)
+
+    def require_binary(self, run: RunContext) -> Path:
+        """The run's engine binary; :class:`EngineNotInstalled` with the install hint if none."""
+        binary = run.binary or self.locate_binary(run.env)
+        if binary is None:
+            raise EngineNotInstalled(
+                f"the {self.engine_binary_name or self.name} binary of engine {self.name!r} was "
+                f"not found via {self.binary_env}, the holon engine directory or PATH",
+                hint=f"run `holon engines install {self.name}` or set {self.binary_env}",
+            )
+        return binary
 
     def version_of(self, binary: Path) -> str | None:
-        return read_engine_version(binary)
+        """From the npm package on disk when there is one (no engine start), else ``--version``."""
+        package = self.engine_package
+        found = npm_package_version(binary, package.npm) if package is not None else None
+        return found or read_engine_version(binary)
 
     def credential_hint(self) -> str:
         names = " or ".join(self.credential_env)
@@ -296,7 +327,7 @@ class EngineAdapter(ABC):
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         """Checks run before anything else: the binary, its version, the credentials."""
         checks: list[Check] = []
-        if self.binary_name is not None:
+        if self.engine_binary_name is not None:
             checks.extend(self._binary_checks(env))
         if self.capabilities.needs_credentials and self.credential_env:
             present = [name for name in self.credential_env if env.get(name)]
@@ -320,7 +351,7 @@ class EngineAdapter(ABC):
                 Check(
                     name="engine_binary",
                     ok=False,
-                    detail=f"{self.binary_name} not found via {self.binary_env}, the holon "
+                    detail=f"{self.engine_binary_name} not found via {self.binary_env}, the holon "
                     "engine directory or PATH",
                     hint=f"run `holon engines install {self.name}` or set {self.binary_env}",
                     reason="engine_missing",
@@ -338,8 +369,10 @@ class EngineAdapter(ABC):
                 )
             ]
         checks = [Check(name="engine_binary", ok=True, detail=f"{binary} {version}")]
-        if self.supported_versions is not None:
-            checks.append(_version_check(self.name, version, self.supported_versions))
+        package = self.engine_package
+        supported = package.supported if package is not None else self.supported_versions
+        if supported is not None:
+            checks.append(_version_check(self.name, version, supported))
         return checks
 
     # -- the run ----------------------------------------------------------------------------

@@ -1,11 +1,12 @@
-"""Where engine binaries live: ``HOLON_<NAME>_BIN``, the holon-managed engine dir, then PATH.
+"""Where engine binaries live, and installing an adapter's pinned engine CLI from npm.
 
-The managed dir holds one npm prefix per engine (``<dir>/<engine>/``), installed from the
-pinned manifest and lock file that ship inside holon-core (``engine_pins/``): one lock pins
-every engine together, and each engine's prefix gets the part of it that engine needs, so
-installing Claude Code does not download Codex and Gemini CLI. A prefix at ``<dir>/`` itself
-(the layout before per-engine prefixes) is still found. Default dir: ``$HOLON_ENGINES_DIR``,
-else ``$XDG_DATA_HOME/holon/engines``, else ``~/.local/share/holon/engines``.
+Lookup order: ``HOLON_<NAME>_BIN``, the holon-managed engine dir, then PATH. The managed dir
+holds one npm prefix per engine (``<dir>/<engine>/``), installed with ``npm ci`` from the
+``package.json`` and ``package-lock.json`` the adapter ships (:class:`EnginePackage`), so an
+install is offline-reproducible and integrity-checked, and the core names no engine. A prefix
+at ``<dir>/`` itself (the layout of older installs) is still found. Default dir:
+``$HOLON_ENGINES_DIR``, else ``$XDG_DATA_HOME/holon/engines``, else
+``~/.local/share/holon/engines``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,38 @@ from holon_core.errors import HolonError
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-PINS_DIR = Path(__file__).with_name("engine_pins")
+MIN_NODE_MAJOR = 20
+
+
+@dataclass(frozen=True, slots=True)
+class EnginePackage:
+    """The npm package an adapter's engine CLI comes in, declared by the adapter as data.
+
+    ``pins`` is a directory shipped inside the adapter's distribution holding the
+    ``package.json`` and ``package-lock.json`` that ``holon engines install`` runs ``npm ci``
+    on; ``version`` is the exact version that lock pins (a test keeps the two equal).
+    """
+
+    #: npm package name, e.g. ``"@scope/cli"``.
+    npm: str
+    #: The exact pinned version.
+    version: str
+    #: Inclusive (min, max) major.minor versions the adapter supports.
+    supported: tuple[str, str]
+    #: Executable name in ``node_modules/.bin`` (and on PATH).
+    binary: str
+    #: Directory with the pinned ``package.json`` and ``package-lock.json``.
+    pins: Path
+
+    def lock(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.pins / "package-lock.json").read_text("utf-8"))
+        return data
+
+    def locked_version(self) -> str | None:
+        """The version the shipped lock resolves ``npm`` to."""
+        entry = self.lock().get("packages", {}).get(f"node_modules/{self.npm}", {})
+        version = entry.get("version")
+        return str(version) if version else None
 
 
 def managed_engine_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -34,17 +66,22 @@ def managed_engine_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(data_home).expanduser() / "holon" / "engines"
 
 
-def managed_binaries(binary_name: str, env: Mapping[str, str] | None = None) -> list[Path]:
-    """Where ``holon engines install`` puts ``binary_name``: its own prefix, then the shared
-    prefix of older installs."""
+def managed_binaries(
+    binary_name: str, env: Mapping[str, str] | None = None, *, engine: str | None = None
+) -> list[Path]:
+    """Where ``holon engines install`` puts ``binary_name``: the engine's own prefix (named
+    ``engine``, default the binary's name), then the shared prefix of older installs."""
     root = managed_engine_dir(env)
-    names = [name for name, (_, binary, _) in ENGINE_PACKAGES.items() if binary == binary_name]
-    prefixes = [root / name for name in names] + [root]
+    prefixes = [root / (engine or binary_name), root]
     return [prefix / "node_modules" / ".bin" / binary_name for prefix in prefixes]
 
 
 def find_engine_binary(
-    binary_name: str, override_env: str, env: Mapping[str, str] | None = None
+    binary_name: str,
+    override_env: str,
+    env: Mapping[str, str] | None = None,
+    *,
+    engine: str | None = None,
 ) -> Path | None:
     """The engine executable, or None when it is nowhere to be found."""
     env = os.environ if env is None else env
@@ -52,7 +89,7 @@ def find_engine_binary(
     if override:
         path = Path(override).expanduser()
         return path if path.is_file() and os.access(path, os.X_OK) else None
-    for managed in managed_binaries(binary_name, env):
+    for managed in managed_binaries(binary_name, env, engine=engine):
         if managed.is_file() and os.access(managed, os.X_OK):
             return managed
     found = shutil.which(binary_name, path=env.get("PATH"))
@@ -81,25 +118,30 @@ def read_engine_version(binary: Path, timeout: float = 20.0) -> str | None:
     return None
 
 
-# --- pinned engines: what holon supports, what is installed, and installing it -------------
+def npm_package_version(binary: Path, package: str) -> str | None:
+    """The version in the ``package.json`` of the npm package ``package`` that owns ``binary``.
 
-
-def _engine_packages() -> dict[str, tuple[str, str, str]]:
-    """Engine name -> (npm package, binary, override variable), from the pins' data.
-
-    The core names no engine in code: which engines are pinned is data shipped beside the
-    lock file (``holon.engines`` in engine_pins/package.json).
+    Starting an engine to ask ``--version`` costs 0.1 to 0.7 s (and some CLIs write into
+    ``$HOME`` when asked); an npm install carries the answer on disk. None when ``binary`` is
+    not inside that package (native installers, wrappers): then ask the binary.
     """
-    table = json.loads((PINS_DIR / "package.json").read_text("utf-8"))["holon"]["engines"]
-    return {
-        name: (entry["package"], entry["bin"], f"HOLON_{name.upper()}_BIN")
-        for name, entry in table.items()
-    }
-
-
-#: Engine name -> (npm package, binary name, override variable).
-ENGINE_PACKAGES: dict[str, tuple[str, str, str]] = _engine_packages()
-MIN_NODE_MAJOR = 20
+    try:
+        real = binary.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+    for folder in real.parents:
+        manifest = folder / "package.json"
+        if manifest.is_file():
+            try:
+                data = json.loads(manifest.read_text("utf-8"))
+            except (OSError, ValueError):
+                return None
+            if isinstance(data, dict) and data.get("name") == package:
+                version = data.get("version")
+                return version if isinstance(version, str) and version else None
+        if folder.name == "node_modules":
+            break
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,57 +161,28 @@ class EngineStatus:
         return self.installed is not None and self.installed == self.pinned
 
 
-def pinned_versions() -> dict[str, str]:
-    """Engine name -> exact version in the shipped lock file."""
-    lock = json.loads((PINS_DIR / "package-lock.json").read_text("utf-8"))
-    packages = lock.get("packages", {})
-    found: dict[str, str] = {}
-    for name, (package, _, _) in ENGINE_PACKAGES.items():
-        entry = packages.get(f"node_modules/{package}")
-        if entry and entry.get("version"):
-            found[name] = str(entry["version"])
-    return found
+def override_variable(name: str) -> str:
+    """``HOLON_<NAME>_BIN``: the variable that points holon at engine ``name``'s binary."""
+    return f"HOLON_{name.upper().replace('-', '_')}_BIN"
 
 
-def _package_version(binary: Path, package: str) -> str | None:
-    """The version in the package.json of the npm package that owns ``binary``."""
-    try:
-        real = binary.resolve()
-    except OSError:
-        return None
-    for folder in real.parents:
-        manifest = folder / "package.json"
-        if manifest.is_file():
-            try:
-                data = json.loads(manifest.read_text("utf-8"))
-            except (OSError, ValueError):
-                return None
-            if data.get("name") == package:
-                return str(data.get("version")) if data.get("version") else None
-        if folder.name == "node_modules":
-            break
-    return None
-
-
-def engine_status(name: str, env: Mapping[str, str] | None = None) -> EngineStatus:
+def engine_status(
+    name: str, package: EnginePackage, env: Mapping[str, str] | None = None
+) -> EngineStatus:
     env = os.environ if env is None else env
-    package, binary_name, override = ENGINE_PACKAGES[name]
-    pinned = pinned_versions().get(name)
-    binary = find_engine_binary(binary_name, override, env)
+    override = override_variable(name)
+    pinned = package.locked_version()
+    binary = find_engine_binary(package.binary, override, env, engine=name)
     if binary is None:
-        return EngineStatus(name, package, pinned, None, None, "missing")
+        return EngineStatus(name, package.npm, pinned, None, None, "missing")
     if env.get(override):
         source = "override"
-    elif binary in managed_binaries(binary_name, env):
+    elif binary in managed_binaries(package.binary, env, engine=name):
         source = "managed"
     else:
         source = "path"
-    version = _package_version(binary, package) or read_engine_version(binary)
-    return EngineStatus(name, package, pinned, version, str(binary), source)
-
-
-def list_engines(env: Mapping[str, str] | None = None) -> list[EngineStatus]:
-    return [engine_status(name, env) for name in ENGINE_PACKAGES]
+    version = npm_package_version(binary, package.npm) or read_engine_version(binary)
+    return EngineStatus(name, package.npm, pinned, version, str(binary), source)
 
 
 def check_node(env: Mapping[str, str] | None = None) -> tuple[str, str]:
@@ -193,48 +206,6 @@ def check_node(env: Mapping[str, str] | None = None) -> tuple[str, str]:
     return node, npm
 
 
-def engine_lock(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The ``package.json`` and ``package-lock.json`` that install ``name`` alone.
-
-    Cut from the shipped lock: the engine's package and everything it depends on, resolved
-    the way Node resolves (nearest ``node_modules`` upward), with the same versions and
-    integrity hashes, so ``npm ci`` installs exactly what the full lock would for it.
-    """
-    package = ENGINE_PACKAGES[name][0]
-    lock = json.loads((PINS_DIR / "package-lock.json").read_text("utf-8"))
-    pins = json.loads((PINS_DIR / "package.json").read_text("utf-8"))
-    entries: dict[str, Any] = lock["packages"]
-    spec = pins["dependencies"][package]
-    manifest = {"name": f"holon-engine-{name}", "private": True, "dependencies": {package: spec}}
-    keep: dict[str, Any] = {}
-    todo = [f"node_modules/{package}"]
-    while todo:
-        path = todo.pop()
-        if path in keep or path not in entries:
-            continue
-        keep[path] = entries[path]
-        wanted = {**entries[path].get("dependencies", {})}
-        wanted |= entries[path].get("optionalDependencies", {})
-        todo += [_resolve(entries, path, dep) for dep in wanted]
-    root = {"name": manifest["name"], "dependencies": manifest["dependencies"]}
-    packages = {"": root, **dict(sorted(keep.items()))}
-    subset = {**lock, "name": manifest["name"], "packages": packages}
-    return manifest, subset
-
-
-def _resolve(entries: Mapping[str, Any], parent: str, dependency: str) -> str:
-    """The lock path Node would load ``dependency`` from when ``parent`` requires it."""
-    base = parent
-    while True:
-        candidate = f"{base}/node_modules/{dependency}"
-        if candidate in entries:
-            return candidate
-        cut = base.rfind("/node_modules/")
-        if cut < 0:
-            return f"node_modules/{dependency}"
-        base = base[:cut]
-
-
 def npm_install_command(npm: str, *, offline: bool = False) -> list[str]:
     """``npm ci`` as holon runs it: quiet about what a user cannot act on.
 
@@ -246,51 +217,48 @@ def npm_install_command(npm: str, *, offline: bool = False) -> list[str]:
     return [*command, "--offline"] if offline else command
 
 
-def _installed_matches(prefix: Path, name: str, lock_text: bytes) -> bool:
-    package, binary_name, _ = ENGINE_PACKAGES[name]
-    binary = prefix / "node_modules" / ".bin" / binary_name
-    lock = prefix / "package-lock.json"
-    if not lock.is_file() or lock.read_bytes() != lock_text:
+def _installed_matches(prefix: Path, package: EnginePackage) -> bool:
+    """The prefix holds every locked package at its locked version and hash, and the binary."""
+    binary = prefix / "node_modules" / ".bin" / package.binary
+    try:
+        installed = json.loads((prefix / "package-lock.json").read_text("utf-8"))["packages"]
+    except (OSError, ValueError, KeyError, TypeError):
         return False
-    return binary.is_file() and _package_version(binary, package) == pinned_versions().get(name)
-
-
-def _json_bytes(data: Mapping[str, Any]) -> bytes:
-    return (json.dumps(data, indent=2) + "\n").encode()
+    wanted = {path: entry for path, entry in package.lock()["packages"].items() if path}
+    if any(installed.get(path) != entry for path, entry in wanted.items()):
+        return False
+    return binary.is_file() and npm_package_version(binary, package.npm) == package.version
 
 
 def install_engines(
-    names: list[str],
+    packages: Mapping[str, EnginePackage],
     *,
     target: Path | None = None,
     force: bool = False,
     offline: bool = False,
     env: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """Install each named engine with ``npm ci`` into its own prefix; the ones installed.
+    """``npm ci`` each engine's shipped pin into its own prefix; the names installed.
 
     An engine already at its pin (in its prefix, or in the shared prefix of an older install)
     is left alone unless ``force``. ``offline`` installs from the npm cache only.
     """
     env = os.environ if env is None else env
     target = managed_engine_dir(env) if target is None else target
-    shared = (PINS_DIR / "package-lock.json").read_bytes()
-    todo = []
-    for name in names:
-        manifest, lock = engine_lock(name)
-        if force or not (
-            _installed_matches(target / name, name, _json_bytes(lock))
-            or _installed_matches(target, name, shared)
-        ):
-            todo.append((name, manifest, lock))
+    todo = [
+        (name, package)
+        for name, package in packages.items()
+        if force
+        or not (_installed_matches(target / name, package) or _installed_matches(target, package))
+    ]
     if not todo:
         return []
     _, npm = check_node(env)
-    for name, manifest, lock in todo:
+    for name, package in todo:
         prefix = target / name
         prefix.mkdir(parents=True, exist_ok=True)
-        (prefix / "package.json").write_bytes(_json_bytes(manifest))
-        (prefix / "package-lock.json").write_bytes(_json_bytes(lock))
+        for pin in ("package.json", "package-lock.json"):
+            shutil.copyfile(package.pins / pin, prefix / pin)
         done = subprocess.run(
             npm_install_command(npm, offline=offline),
             cwd=prefix,
@@ -304,4 +272,4 @@ def install_engines(
                 hint="check access to the npm registry, then run "
                 f"`holon engines install --force {name}`",
             )
-    return [name for name, _, _ in todo]
+    return [name for name, _ in todo]

@@ -46,12 +46,6 @@ class EngineNotInstalled(HolonError):
     reason = "engine_missing"
 
 
-class MissingCredentials(HolonError):
-    """The engine needs a credential that is not set in the environment."""
-
-    reason = "missing_credentials"
-
-
 class SkillError(HolonError):
     """A skill directory is missing or its SKILL.md is invalid."""
 

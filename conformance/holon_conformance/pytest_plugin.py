@@ -7,6 +7,7 @@ provider and of holon_core happen inside the fixtures to keep this module cheap.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -56,18 +57,23 @@ def scripted_provider() -> Iterator[ProviderFactory]:
 
 @pytest.fixture(scope="session")
 def engine_binary() -> Callable[[str], Path]:
-    """Factory: ``engine_binary("claude") -> Path``; fails (never skips) when it is missing."""
-    from holon_core.engines import ENGINE_PACKAGES, find_engine_binary
+    """Factory: ``engine_binary(NAME) -> Path`` for any installed adapter's engine; fails
+    (never skips) when the adapter or its engine is missing."""
+    from holon_core.errors import EngineNotFound
+    from holon_core.plugins import load_plugins
+
+    plugins = load_plugins()
 
     def find(name: str) -> Path:
-        if name not in ENGINE_PACKAGES:
-            pytest.fail(f"unknown engine {name!r}; expected one of {sorted(ENGINE_PACKAGES)}")
-        _, binary_name, override = ENGINE_PACKAGES[name]
-        binary = find_engine_binary(binary_name, override)
+        try:
+            adapter = plugins.get_engine(name)
+        except EngineNotFound as exc:
+            pytest.fail(str(exc))
+        binary = adapter.locate_binary(os.environ)
         if binary is None:
             pytest.fail(
                 f"engine {name!r} is not installed: run `holon engines install {name}` "
-                f"(or `make engines`), or point {override} at the binary"
+                f"(or `make engines`), or point {adapter.binary_env} at the binary"
             )
         return binary
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from holon_core.engines import pinned_versions
+from holon_core.plugins import load_plugins
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 
@@ -25,15 +25,20 @@ def holon(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     )
 
 
-def test_pins_name_the_three_engines():
-    assert set(pinned_versions()) == {"claude", "codex", "gemini"}
+def declared_engines() -> set[str]:
+    plugins = load_plugins()
+    return {n for n in plugins.engine_names() if plugins.get_engine(n).engine_package}
+
+
+def test_the_installed_adapters_declare_the_engines():
+    assert {"claude", "codex", "gemini"} <= declared_engines()
 
 
 def test_list_json_shows_the_installed_pinned_engines():
     done = holon("engines", "list", "--json")
     assert done.returncode == 0, done.stderr
     engines = {e["name"]: e for e in json.loads(done.stdout)}
-    assert set(engines) == {"claude", "codex", "gemini"}
+    assert set(engines) == declared_engines()
     for name, entry in engines.items():
         assert entry["source"] != "missing", f"{name} missing: run `holon engines install`"
         assert entry["installed"] == entry["pinned"], entry
@@ -46,7 +51,7 @@ def test_list_shows_missing_engines_with_the_fix(tmp_path):
         env={"HOLON_ENGINES_DIR": str(tmp_path), "PATH": str(tmp_path)},
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count("missing") == 3
+    assert done.stdout.count("missing") == len(declared_engines())
     assert "holon engines install" in done.stdout
 
 

@@ -1,7 +1,8 @@
 """``holon engines install|list``: the pinned engine CLIs in the holon-managed directory.
 
-One lock file pins Claude Code, Codex and Gemini CLI together; each engine is installed into
-its own npm prefix from its part of that lock, so ``install claude`` installs Claude Code only.
+Which engines exist, and at which pin, is what the installed adapters declare
+(``EngineAdapter.engine_package``): each adapter ships its own ``package.json`` and
+``package-lock.json``, and each engine is installed into its own npm prefix with ``npm ci``.
 """
 
 from __future__ import annotations
@@ -9,14 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-from holon_core.engines import (
-    ENGINE_PACKAGES,
-    install_engines,
-    list_engines,
-    managed_engine_dir,
-    pinned_versions,
-)
+from holon_core.engines import engine_status, install_engines, managed_engine_dir
+from holon_core.errors import EngineNotFound
+
+if TYPE_CHECKING:
+    from holon_core.engines import EnginePackage
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         ),
     )
     install.add_argument(
-        "engine", nargs="?", default="all", choices=[*ENGINE_PACKAGES, "all"], help="default: all"
+        "engine", nargs="?", default="all", help="an installed adapter's engine, or all (default)"
     )
     install.add_argument("--force", action="store_true", help="reinstall even when up to date")
     install.add_argument(
@@ -46,6 +46,19 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     listing.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+def engine_packages() -> dict[str, EnginePackage]:
+    """Engine name -> its npm package, for every installed adapter that declares one."""
+    from holon_core.plugins import load_plugins
+
+    plugins = load_plugins()
+    found = {}
+    for name in plugins.engine_names():
+        package = plugins.get_engine(name).engine_package
+        if package is not None:
+            found[name] = package
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
     if args.engines_command == "install":
         return _install(args.engine, args.force, args.offline)
@@ -53,26 +66,38 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _install(engine: str, force: bool, offline: bool) -> int:
-    names = list(ENGINE_PACKAGES) if engine == "all" else [engine]
+    packages = engine_packages()
+    if engine != "all" and engine not in packages:
+        known = ", ".join(sorted(packages)) or "none"
+        raise EngineNotFound(
+            f'no installed adapter ships an engine named "{engine}" (known: {known})',
+            hint=f"pip install holon-adapter-{engine}, or pick one of: {known}, all",
+        )
+    chosen = packages if engine == "all" else {engine: packages[engine]}
     target = managed_engine_dir()
-    installed = install_engines(names, target=target, force=force, offline=offline)
-    pins = pinned_versions()
-    for name in names:
+    installed = install_engines(chosen, target=target, force=force, offline=offline)
+    for name, package in chosen.items():
         state = "installed" if name in installed else "already up to date"
-        print(f"{name} {pins.get(name, '?')}: {state} in {target}")
+        print(f"{name} {package.version}: {state} in {target}")
     return 0
 
 
 def _list(as_json: bool) -> int:
-    engines = list_engines()
+    engines = [engine_status(name, package) for name, package in engine_packages().items()]
     if as_json:
         payload = [{**asdict(e), "matches_pin": e.matches_pin} for e in engines]
         print(json.dumps(payload, indent=2))
         return 0
+    if not engines:
+        print("no installed adapter declares an engine package (pip install holon-adapter-NAME)")
+        return 0
     width = max(len(e.name) for e in engines)
     for e in engines:
         if e.source == "missing":
-            print(f"{e.name:<{width}}  missing  (pinned {e.pinned}; run `holon engines install`)")
+            print(
+                f"{e.name:<{width}}  missing  (pinned {e.pinned}; "
+                f"run `holon engines install {e.name}`)"
+            )
             continue
         note = "" if e.matches_pin else f"  (pinned {e.pinned})"
         print(f"{e.name:<{width}}  {e.installed or '?'}  {e.path}  [{e.source}]{note}")

@@ -8,49 +8,47 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from holon_core.engines import (
-    ENGINE_PACKAGES,
-    PINS_DIR,
-    engine_lock,
-    find_engine_binary,
-    pinned_versions,
-)
+from holon_core.engines import EnginePackage, find_engine_binary, override_variable
+from holon_core.plugins import load_plugins
 
 from .kit import run, script
 
 
-def test_each_engine_gets_its_part_of_the_one_lock() -> None:
-    full = json.loads((PINS_DIR / "package-lock.json").read_text())["packages"]
-    seen: set[str] = set()
-    for name, (package, _, _) in ENGINE_PACKAGES.items():
-        manifest, lock = engine_lock(name)
-        assert manifest["dependencies"] == {package: pinned_versions()[name]}
-        assert lock["packages"][""]["dependencies"] == manifest["dependencies"]
-        paths = set(lock["packages"]) - {""}
-        assert f"node_modules/{package}" in paths
-        for path in paths:  # same versions and hashes as the shipped lock
-            assert lock["packages"][path] == full[path]
-        for other, (other_package, _, _) in ENGINE_PACKAGES.items():
-            if other != name:
-                assert f"node_modules/{other_package}" not in paths
-        seen |= paths
-    assert seen == set(full) - {""}  # nothing of the lock is left out
+def packages() -> dict[str, EnginePackage]:
+    """Every installed adapter's engine package (the pins ``holon engines install`` reads)."""
+    plugins = load_plugins()
+    found = {n: plugins.get_engine(n).engine_package for n in plugins.engine_names()}
+    return {name: package for name, package in found.items() if package is not None}
+
+
+def test_each_adapter_ships_the_lock_of_the_version_it_declares() -> None:
+    assert {"claude", "codex", "gemini"} <= set(packages())
+    for name, package in packages().items():
+        manifest = json.loads((package.pins / "package.json").read_text())
+        lock = package.lock()
+        assert manifest["dependencies"] == {package.npm: package.version}, name
+        assert lock["packages"][""]["dependencies"] == manifest["dependencies"], name
+        assert package.locked_version() == package.version, name
+        for path, entry in lock["packages"].items():  # npm ci checks every download
+            if path and not entry.get("link"):
+                assert entry.get("integrity", "").startswith("sha512-"), (name, path)
 
 
 def test_install_claude_installs_claude_only_and_quietly(tmp_path: Path) -> None:
+    pinned = packages()["claude"].version
     engines = tmp_path / "engines"
     env = {"HOLON_ENGINES_DIR": str(engines)}
     done = run([script("holon"), "engines", "install", "claude", "--offline"], env=env, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "npm warn" not in (done.stdout + done.stderr).lower()
-    assert f"claude {pinned_versions()['claude']}: installed" in done.stdout
+    assert f"claude {pinned}: installed" in done.stdout
     assert sorted(p.name for p in engines.iterdir()) == ["claude"]
     listed = run([script("holon"), "engines", "list", "--json"], env=env)
     status = {e["name"]: e for e in json.loads(listed.stdout)}
     assert status["claude"]["source"] == "managed" and status["claude"]["matches_pin"]
     assert status["claude"]["path"] == str(engines / "claude" / "node_modules" / ".bin" / "claude")
     binary = run([status["claude"]["path"], "--version"], env={"DISABLE_AUTOUPDATER": "1"})
-    assert binary.returncode == 0 and pinned_versions()["claude"] in binary.stdout
+    assert binary.returncode == 0 and pinned in binary.stdout
     again = run([script("holon"), "engines", "install", "claude", "--offline"], env=env)
     assert again.returncode == 0 and "already up to date" in again.stdout
 
@@ -60,19 +58,30 @@ def test_an_install_in_the_older_shared_layout_stays_up_to_date(tmp_path: Path) 
     root = tmp_path / "engines"
     bin_dir = root / "node_modules" / ".bin"
     bin_dir.mkdir(parents=True)
-    (root / "package-lock.json").write_bytes((PINS_DIR / "package-lock.json").read_bytes())
-    for _, (_, binary_name, override) in ENGINE_PACKAGES.items():
-        real = find_engine_binary(binary_name, override)
-        assert real is not None, f"{binary_name} is not installed (run make engines)"
-        (bin_dir / binary_name).symlink_to(real.resolve())
+    shared: dict[str, object] = {}
+    for name, package in packages().items():
+        shared |= package.lock()["packages"]
+        real = find_engine_binary(package.binary, override_variable(name), engine=name)
+        assert real is not None, f"{name} is not installed (run make engines)"
+        (bin_dir / package.binary).symlink_to(real.resolve())
+    (root / "package-lock.json").write_text(json.dumps({"packages": shared}))
     env = {"HOLON_ENGINES_DIR": str(root), "PATH": str(tmp_path / "no-npm-here")}
-    env |= {override: "" for _, _, override in ENGINE_PACKAGES.values()}
+    env |= {override_variable(name): "" for name in packages()}
     done = run([script("holon"), "engines", "install", "all"], env=env)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count("already up to date") == len(ENGINE_PACKAGES)
+    assert done.stdout.count("already up to date") == len(packages())
     listed = json.loads(run([script("holon"), "engines", "list", "--json"], env=env).stdout)
     assert {e["source"] for e in listed} == {"managed"}
     assert all(e["matches_pin"] for e in listed)
+
+
+def test_install_of_an_engine_no_adapter_ships_names_the_known_ones(tmp_path: Path) -> None:
+    env = {"HOLON_ENGINES_DIR": str(tmp_path / "engines")}
+    done = run([script("holon"), "engines", "install", "no-such-engine"], env=env)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert 'no installed adapter ships an engine named "no-such-engine"' in done.stderr
+    assert "pip install holon-adapter-no-such-engine" in done.stderr and "claude" in done.stderr
+    assert not (tmp_path / "engines").exists()
 
 
 def test_install_without_npm_names_the_problem(tmp_path: Path) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_claude.home import config_dir, skills_dir
 from holon_adapter_claude.launch import build_plan, max_retries
 from holon_adapter_claude.parser import ClaudeParser
-from holon_adapter_claude.version import package_version
 from holon_core.adapter import (
     Capabilities,
     EngineAdapter,
@@ -17,12 +17,10 @@ from holon_core.adapter import (
     RunContext,
     StagedSkill,
 )
-from holon_core.errors import HolonError
+from holon_core.engines import EnginePackage
 from holon_core.staging import copy_skills
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from holon_core.skills import ResolvedSkill
 
 
@@ -31,7 +29,6 @@ class ClaudeAdapter(EngineAdapter):
 
     name: ClassVar[str] = "claude"
     distribution: ClassVar[str | None] = "holon-adapter-claude"
-    binary_name: ClassVar[str | None] = "claude"
     capabilities: ClassVar[Capabilities] = Capabilities(
         native_skills=True,
         max_steps=True,
@@ -53,25 +50,20 @@ class ClaudeAdapter(EngineAdapter):
     workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".claude/skills",)
     model_api: ClassVar[str | None] = "anthropic-messages"
     #: Tested against 2.1.x; the stream-json fields we read appeared in 2.0.
-    supported_versions: ClassVar[tuple[str, str] | None] = ("2.0", "2.1")
+    engine_package: ClassVar[EnginePackage | None] = EnginePackage(
+        npm="@anthropic-ai/claude-code",
+        version="2.1.197",
+        supported=("2.0", "2.1"),
+        binary="claude",
+        pins=Path(__file__).with_name("engine_pin"),
+    )
 
     def endpoint_env(self, base_url: str) -> dict[str, str]:
         """``ANTHROPIC_BASE_URL`` (no ``/v1``: the CLI appends it) and a fake API key."""
         return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "sk-holon-fake-0000"}
 
-    def version_of(self, binary: Path) -> str | None:
-        """Read from the npm package when possible: starting the engine costs ~0.1 s."""
-        return package_version(binary) or super().version_of(binary)
-
     def launch(self, run: RunContext) -> LaunchPlan:
-        binary = run.binary or self.locate_binary(run.env)
-        if binary is None:
-            raise HolonError(
-                "the claude binary was not found",
-                hint=f"run `holon engines install claude` or set {self.binary_env}",
-                reason="engine_missing",
-            )
-        return build_plan(binary, run)
+        return build_plan(self.require_binary(run), run)
 
     def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:
         return copy_skills(skills, skills_dir(run.home))

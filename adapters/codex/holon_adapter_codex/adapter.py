@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from holon_adapter_codex.home import KEY_VARIABLES, base_url, codex_home, skills_dir
@@ -17,11 +18,11 @@ from holon_core.adapter import (
     StagedSkill,
 )
 from holon_core.checks import Check
+from holon_core.engines import EnginePackage
 from holon_core.staging import copy_skills
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
 
     from holon_core.skills import ResolvedSkill
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 class CodexAdapter(EngineAdapter):
     name = "codex"
     distribution = "holon-adapter-codex"
-    binary_name = "codex"
     capabilities = Capabilities(
         native_skills=True,
         # Codex has no turn limit; the parser stops the run when the step budget is spent.
@@ -47,18 +47,17 @@ class CodexAdapter(EngineAdapter):
     #: Codex discovers these in its cwd itself; holon validates and records them.
     workspace_skill_dirs = (".agents/skills", ".codex/skills")
     model_api = "openai-responses"
-    supported_versions = ("0.169", "0.169")
+    engine_package = EnginePackage(
+        npm="@openai/codex",
+        version="0.169.0",
+        supported=("0.169", "0.169"),
+        binary="codex",
+        pins=Path(__file__).with_name("engine_pin"),
+    )
 
     def endpoint_env(self, base_url: str) -> dict[str, str]:
         """``OPENAI_BASE_URL`` with ``/v1`` (written into the run's provider config) and a key."""
         return {"OPENAI_BASE_URL": f"{base_url}/v1", "OPENAI_API_KEY": "sk-holon-fake-0000"}
-
-    def version_of(self, binary: Path) -> str | None:
-        """From the npm package: ``codex --version`` creates ``$HOME/.codex`` (a write outside
-        the output dir, caught by the conformance suite) and costs an engine start."""
-        from holon_core.engines import ENGINE_PACKAGES, _package_version
-
-        return _package_version(binary, ENGINE_PACKAGES["codex"][0]) or super().version_of(binary)
 
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         checks = super().preflight(env)
@@ -66,12 +65,7 @@ class CodexAdapter(EngineAdapter):
         return checks
 
     def launch(self, run: RunContext) -> LaunchPlan:
-        binary = run.binary or self.locate_binary(run.env)
-        if binary is None:
-            raise FileNotFoundError(
-                f"codex not found via {self.binary_env}, the holon engine directory or PATH"
-            )
-        return build_plan(binary, run)
+        return build_plan(self.require_binary(run), run)
 
     def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:
         """Copy into ``$CODEX_HOME/skills``; Codex lists them in its developer message."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_gemini.home import (
@@ -22,11 +22,10 @@ from holon_core.adapter import (
     StagedSkill,
     base_env,
 )
+from holon_core.engines import EnginePackage
 from holon_core.staging import copy_skills
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from holon_core.adapter import EngineReport
     from holon_core.skills import ResolvedSkill
 
@@ -42,7 +41,6 @@ class GeminiAdapter(EngineAdapter):
 
     name: ClassVar[str] = "gemini"
     distribution: ClassVar[str | None] = "holon-adapter-gemini"
-    binary_name: ClassVar[str | None] = "gemini"
     capabilities: ClassVar[Capabilities] = Capabilities(
         native_skills=True,
         max_steps=True,
@@ -58,33 +56,23 @@ class GeminiAdapter(EngineAdapter):
     #: Gemini CLI discovers these in its cwd itself; holon validates and records them.
     workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".gemini/skills", ".agents/skills")
     model_api: ClassVar[str | None] = "gemini-generate-content"
-    supported_versions: ClassVar[tuple[str, str] | None] = ("0.61", "0.61")
+    engine_package: ClassVar[EnginePackage | None] = EnginePackage(
+        npm="@google/gemini-cli",
+        version="0.61.0",
+        supported=("0.61", "0.61"),
+        binary="gemini",
+        pins=Path(__file__).with_name("engine_pin"),
+    )
 
     def endpoint_env(self, base_url: str) -> dict[str, str]:
         """``GOOGLE_GEMINI_BASE_URL`` (the CLI adds ``/v1beta``) and a fake API key."""
         return {"GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_API_KEY": "sk-holon-fake-0000"}
 
-    def version_of(self, binary: Path) -> str | None:
-        """Read the installed package's version: ``gemini --version`` costs ~0.7 s of node start."""
-        target = binary.resolve()
-        for parent in list(target.parents)[:3]:
-            manifest = parent / "package.json"
-            try:
-                data = json.loads(manifest.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            if isinstance(data, dict) and data.get("name") == "@google/gemini-cli":
-                version = data.get("version")
-                return str(version) if version else None
-        return super().version_of(binary)
-
     def model_for(self, run: RunContext) -> str:
         return run.model or DEFAULT_MODEL
 
     def launch(self, run: RunContext) -> LaunchPlan:
-        binary = run.binary or self.locate_binary(run.env)
-        if binary is None:
-            raise FileNotFoundError("gemini not found; run `holon engines install gemini`")
+        binary = self.require_binary(run)
         run.home.mkdir(parents=True, exist_ok=True)
         run.tmp.mkdir(parents=True, exist_ok=True)
         settings = forced_settings(max_attempts(run.env), run.max_steps)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(
         prog="holon-provider",
-        description="Scripted model server for Claude Code, Codex and Gemini CLI (127.0.0.1 only).",
+        description="Scripted model server for the installed adapters' engines (127.0.0.1 only).",
     )
     parser.add_argument("--version", action="version", version=f"holon-provider {__version__}")
     parser.add_argument(
@@ -49,11 +49,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGINT, _stop)
     with provider:
         print(f"holon-provider: serving {provider.scenario.name!r} at {provider.url}", flush=True)
-        for engine in ("claude", "codex", "gemini"):
-            env = " ".join(f"{k}={v}" for k, v in provider.engine_env(engine).items())
-            print(f"  {engine}: {env}", flush=True)
+        for engine, env in endpoint_envs(provider.url).items():
+            print(f"  {engine}: {' '.join(f'{k}={v}' for k, v in env.items())}", flush=True)
         done.wait()
     return 0
+
+
+def endpoint_envs(url: str) -> dict[str, dict[str, str]]:
+    """Each installed adapter's variables pointing its engine at ``url`` (none: left out)."""
+    from holon_core.plugins import load_plugins
+
+    plugins = load_plugins()
+    found = {name: plugins.get_engine(name).endpoint_env(url) for name in plugins.engine_names()}
+    return {name: env for name, env in found.items() if env}
 
 
 if __name__ == "__main__":

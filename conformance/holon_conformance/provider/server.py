@@ -7,6 +7,7 @@ a provider reusable across runs; everything else is derived from each request.
 from __future__ import annotations
 
 import contextlib
+import functools
 import socket
 import threading
 from http.server import ThreadingHTTPServer
@@ -20,8 +21,9 @@ if TYPE_CHECKING:
     from pathlib import Path
     from types import TracebackType
 
+    from holon_core.plugins import HolonPlugins
+
 HOST = "127.0.0.1"
-FAKE_KEY = "sk-holon-scripted-0000"
 
 
 class _Server(ThreadingHTTPServer):
@@ -123,16 +125,14 @@ class ScriptedProvider:
     def engine_env(self, engine: str) -> dict[str, str]:
         """Endpoint and fake credential variables that point ``engine`` at this provider.
 
-        Codex 0.169.0 does not read ``OPENAI_BASE_URL`` with an API key: pass
-        :func:`holon_conformance.direct.codex_provider_args` as well.
+        Asked of the installed adapter (``EngineAdapter.endpoint_env``), so any engine a
+        plugin adds can be pointed here. An engine that ignores its endpoint variable with an
+        API key may need more (see :mod:`holon_conformance.direct`).
         """
-        if engine == "claude":
-            return {"ANTHROPIC_BASE_URL": self.url, "ANTHROPIC_API_KEY": FAKE_KEY}
-        if engine == "codex":
-            return {"OPENAI_BASE_URL": f"{self.url}/v1", "OPENAI_API_KEY": FAKE_KEY}
-        if engine == "gemini":
-            return {"GOOGLE_GEMINI_BASE_URL": self.url, "GEMINI_API_KEY": FAKE_KEY}
-        raise ValueError(f"unknown engine {engine!r}; expected claude, codex or gemini")
+        found = _installed_adapters().get_engine(engine).endpoint_env(self.url)
+        if not found:
+            raise ValueError(f"adapter {engine!r} has no endpoint_env(): it cannot be pointed here")
+        return found
 
     def set_scenario(self, scenario: Scenario | str | Path) -> None:
         """Replay another scenario from now on (gate counters start over)."""
@@ -167,3 +167,11 @@ class ScriptedProvider:
                 self._connections.add(conn)
             else:
                 self._connections.discard(conn)
+
+
+@functools.cache
+def _installed_adapters() -> HolonPlugins:
+    """The installed adapters, loaded once (``get_engine`` names them all when one is unknown)."""
+    from holon_core.plugins import load_plugins
+
+    return load_plugins()

@@ -116,12 +116,13 @@ class Target:
         self._locate_engine()
 
     def _locate_engine(self) -> None:
-        if self.adapter.binary_name is None:
+        if self.adapter.engine_binary_name is None:
             return
         binary = self.adapter.locate_binary(agent_base_env())
         if binary is None:
             self.engine_error = (
-                f"engine {self.adapter.binary_name!r} of adapter {self.name!r} is not installed: "
+                f"engine {self.adapter.engine_binary_name!r} of adapter {self.name!r} is not "
+                "installed: "
                 f"run `holon engines install {self.name}` or set {self.adapter.binary_env}"
             )
             return
