@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from holon_core.errors import InputError
 from holon_core.runner.copy_in import Budget, copy_file, copy_tree
+from holon_core.runner.skill_sources import copy_host_skills
+from holon_core.skills import load_skill
 from holon_core.workspace.verify import Fingerprint, take_fingerprint
 
 if TYPE_CHECKING:
@@ -39,8 +42,13 @@ def default_context(spec_path: Path) -> Path | None:
     return candidate if candidate.is_dir() else None
 
 
-def build_input(sources: InputSources, spec: Spec, input_dir: Path) -> list[Path]:
-    """Fill ``input_dir``; return the copied skill directories to pass as ``--skill``."""
+def build_input(
+    sources: InputSources, spec: Spec, input_dir: Path, env: Mapping[str, str] | None = None
+) -> list[Path]:
+    """Fill ``input_dir``; return the copied skill directories to pass as ``--skill``.
+
+    ``env`` is the user's environment, for the skills only the host has (user dirs, store).
+    """
     input_dir.mkdir(parents=True, exist_ok=True)
     budget = Budget()
     copy_file(sources.spec, input_dir / "spec.yaml", budget)
@@ -65,6 +73,8 @@ def build_input(sources: InputSources, spec: Spec, input_dir: Path) -> list[Path
         (input_dir / "prompts").mkdir(exist_ok=True)
         copy_file(source, input_dir / "prompts" / name, budget)
     _copy_spec_skills(spec, sources.spec.parent, input_dir, budget)
+    refs = spec.metadata.skills
+    copy_host_skills(refs, sources.spec.parent, input_dir, env or os.environ, budget)
     return _copy_flag_skills(sources.skills, input_dir / "flag-skills", budget)
 
 
@@ -84,6 +94,9 @@ def _copy_spec_skills(spec: Spec, spec_dir: Path, input_dir: Path, budget: Budge
 
 
 def _copy_flag_skills(skills: list[Path], dest: Path, budget: Budget) -> list[Path]:
+    """Each ``--skill`` checked where the user keeps it (errors name their path), then copied
+    to ``flag-skills/NN/<name>``: the order is kept and the directory keeps the skill's name,
+    which engines discover skills by."""
     copied: list[Path] = []
     for index, source in enumerate(skills, start=1):
         if not (source / "SKILL.md").is_file():
@@ -91,7 +104,8 @@ def _copy_flag_skills(skills: list[Path], dest: Path, budget: Budget) -> list[Pa
                 f"skill directory {source} has no SKILL.md",
                 hint="pass a directory containing SKILL.md to --skill",
             )
-        target = dest / f"{index:02d}-{source.resolve().name}"
+        skill = load_skill(source, "flag")
+        target = dest / f"{index:02d}" / skill.name
         copy_tree(source, target, budget)
         copied.append(target)
     return copied

@@ -23,6 +23,7 @@ from holon_core.errors import HolonError, InputError
 from holon_core.models.spec import Spec
 from holon_core.plugins import load_plugins
 from holon_core.runner.agent_env import agent_command, agent_env
+from holon_core.runner.container import Container, ContainerOptions, prepare
 from holon_core.runner.inputs import InputSources, build_input, lock_input, unlock_input
 from holon_core.runner.layout import RunLayout, default_runs_dir, new_layout, register
 from holon_core.runner.output import prepare_output
@@ -54,6 +55,7 @@ class RunOptions:
     keep_snapshot: bool = False
     timeout: float | None = None
     progress: bool = True
+    container: ContainerOptions | None = None  # run holon-agent in a container (container.py)
 
 
 def run_task(
@@ -143,7 +145,7 @@ def _run(
         sources = InputSources(
             spec_path, options.context, options.system_prompt, options.user_prompt, options.skills
         )
-        skills = build_input(sources, spec, layout.input)
+        skills = build_input(sources, spec, layout.input, env)
         inputs = lock_input(layout.input)
         original = take_fingerprint(result.workspace, [layout.output, layout.root])
         snapshot = make_snapshot(result.workspace, layout.snapshot)
@@ -155,6 +157,14 @@ def _run(
         result.snapshot = {"path": str(snapshot.path), "kind": snapshot.kind, "kept": False}
         result.engine, engine_vars = _engine(
             options.engine, env, spec, skills=skills, input_dir=layout.input, snap=snapshot.path
+        )
+        container = _container(
+            options,
+            layout,
+            engine=result.engine,
+            engine_vars=engine_vars,
+            env=env,
+            snapshot=snapshot,
         )
         progress = Progress(stream, tty=_isatty(stream), enabled=options.progress)
         layout.seal()
@@ -168,6 +178,7 @@ def _run(
                 engine_vars=engine_vars,
                 progress=progress,
                 cancelled=lambda: stops.received is not None,
+                container=container,
             )
         finally:
             layout.unseal()
@@ -261,8 +272,9 @@ def _launch(
     engine_vars: tuple[str, ...],
     progress: Progress,
     cancelled: Callable[[], bool],
+    container: Container | None = None,
 ) -> AgentExit:
-    argv = agent_command(env)
+    argv = agent_command(env) if container is None else []
     argv += ["--input", str(layout.input), "--workspace", str(layout.snapshot)]
     argv += ["--output", str(layout.output), "--state", str(layout.state)]
     if options.engine:
@@ -275,6 +287,8 @@ def _launch(
     child_env = agent_env(
         env, home=layout.home, tmp=layout.tmp, engine_vars=engine_vars, extra=extra
     )
+    if container is not None:  # the runtime gets the user's environment; the agent gets less
+        argv, child_env = container.command(layout, argv, child_env, engine_vars), dict(env)
     tail = EventTail(layout.output / "evidence" / "events.ndjson")
 
     def on_tick(elapsed: float) -> None:
@@ -296,7 +310,30 @@ def _launch(
         )
     finally:
         progress.finish()
+        if container is not None:
+            container.remove(env)
     return exited
+
+
+def _container(
+    options: RunOptions,
+    layout: RunLayout,
+    *,
+    engine: str | None,
+    engine_vars: tuple[str, ...],
+    env: Mapping[str, str],
+    snapshot: Snapshot,
+) -> Container | None:
+    if options.container is None:
+        return None
+    return prepare(
+        options.container,
+        run_id=layout.run_id,
+        engine=engine,
+        engine_vars=engine_vars,
+        env=env,
+        snapshot=snapshot,
+    )
 
 
 def _judge(

@@ -90,7 +90,7 @@ def test_input_dir_is_built_from_spec_context_prompts_and_skills(tmp_path: Path)
     assert (inp / "context" / "replay.yaml").is_file()
     assert (inp / "prompts" / "system.md").read_text() == "system prompt\n"
     assert (inp / "prompts" / "user.md").read_text() == "user prompt\n"
-    copied = inp / "flag-skills" / "01-my-skill"
+    copied = inp / "flag-skills" / "01" / "my-skill"
     assert (copied / "SKILL.md").read_bytes() == (skill / "SKILL.md").read_bytes()
     argv = json.loads((run_dir / "output" / "fake-agent.json").read_text())["argv"]
     assert argv == [
