@@ -53,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from holon_core.agent.probe import probe
 
         unblock_stop_signals()  # blocked when forked by the PID 1 init: default action again
-        return probe(paths, args.engine, env)
+        return probe(paths, args.engine, env, [Path(s).expanduser() for s in args.skill])
 
     # Handlers first, before the heavy imports: a signal at any moment becomes a cancelled
     # run with a manifest, never a silent death. SIGHUP (a closed terminal or SSH session)

@@ -1,7 +1,9 @@
 """``holon-agent --probe``: is this agent ready to run, without starting the engine's task?
 
-Checks the spec exists and parses, the output dir is writable, the workspace exists, the
-adapter resolves, its engine binary answers ``--version`` and credentials are present.
+Checks the spec exists and parses, its skills and ``--skill`` resolve and validate (the run's
+own resolver, so a skill set a run would refuse is refused here), the output dir is writable,
+the workspace exists, the adapter resolves, its engine binary answers ``--version`` and
+credentials are present.
 Writes a minimal valid manifest (``metadata.mode = "probe"``) listing every check.
 Kept free of pydantic and of the run pipeline so it stays fast (budget: 100 ms).
 """
@@ -57,9 +59,39 @@ def _spec_data(spec: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def probe(paths: AgentPaths, engine_flag: str | None, env: Mapping[str, str]) -> int:
+def skills_check(paths: AgentPaths, flags: list[Path], env: Mapping[str, str]) -> Check:
+    try:
+        data = yaml_safe.load(read_spec_text(paths.spec))
+    except (HolonError, yaml.YAMLError):
+        return Check("skills", False, "not checked: the spec does not load", "fix the spec")
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    refs = meta.get("skills", []) if isinstance(meta, dict) else []
+    if not isinstance(refs, list) or not all(isinstance(r, str) for r in refs):
+        return Check("skills", False, "metadata.skills is not a list of names", "skills: [a, b]")
+    import tempfile
+
+    from holon_core.skills import resolve_skills
+
+    workspace = paths.workspace if paths.workspace.is_dir() else None
+    try:
+        with tempfile.TemporaryDirectory(prefix="holon-probe-") as scratch:
+            skills, _ = resolve_skills(
+                refs, flags, paths.input, workspace=workspace, env=env, scratch=Path(scratch)
+            )
+    except HolonError as exc:
+        return Check("skills", False, exc.message, exc.hint)
+    found = ", ".join(f"{s.name} ({s.source})" for s in skills) or "none"
+    return Check("skills", True, found)
+
+
+def probe(
+    paths: AgentPaths,
+    engine_flag: str | None,
+    env: Mapping[str, str],
+    skills: list[Path] | None = None,
+) -> int:
     started = time.monotonic()
-    checks = [spec_check(paths.spec)]
+    checks = [spec_check(paths.spec), skills_check(paths, skills or [], env)]
     why = overlap_problem(paths) or foreign_problem(paths.output) or output_writable(paths.output)
     checks.append(
         Check("output", why is None, why or str(paths.output), "pass a writable --output")
