@@ -38,7 +38,8 @@ class CodexAdapter(EngineAdapter):
         session_id=True,
         usage_reporting=True,
         cost_reporting=False,
-        resume=False,
+        # codex exec ... resume <thread_id> (launch.py); sessions persist in CODEX_HOME.
+        resume=True,
         needs_credentials=True,
     )
     credential_env = KEY_VARIABLES
