@@ -13,6 +13,7 @@ from holon_adapter_gemini.home import (
     write_home,
 )
 from holon_adapter_gemini.parser import GeminiParser
+from holon_adapter_gemini.resume import resume_args
 from holon_core.adapter import (
     Capabilities,
     EngineAdapter,
@@ -48,7 +49,8 @@ class GeminiAdapter(EngineAdapter):
         session_id=True,
         usage_reporting=True,
         cost_reporting=False,
-        resume=False,
+        # --resume <uuid>, or --session-file from another cwd (resume.py).
+        resume=True,
         needs_credentials=True,
     )
     credential_env: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
@@ -96,6 +98,8 @@ class GeminiAdapter(EngineAdapter):
         # --output-format exactly once: a second one silently switches back to plain text.
         argv += ["--output-format", "stream-json", "--yolo", SKIP_TRUST_FLAG]
         argv += ["-m", self.model_for(run)]
+        if run.resume_session:
+            argv += resume_args(run.home, run.resume_session, run.workspace)
         return LaunchPlan(argv=argv, env=env, cwd=run.workspace, stdin=stdin, grace_seconds=3.0)
 
     def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:
