@@ -13,6 +13,7 @@ from holon_core.errors import HolonError, InputError
 from holon_core.runner.agent_env import AGENT_CMD_ENV, AGENT_PATHS, AGENT_PATHS_ENV
 
 if TYPE_CHECKING:
+    from holon_core.runner.container import ContainerOptions
     from holon_core.runner.report import RunAborted
     from holon_core.runner.signals import StopSignals
 
@@ -68,6 +69,21 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="how the agent takes its paths: flags (default) or env, for a v0.1 agent that "
         "reads HOLON_INPUT_DIR etc. and takes no flags (HOLON_AGENT_PATHS)",
     )
+    parser.add_argument(
+        "--container",
+        nargs="?",
+        const="",
+        metavar="IMAGE",
+        help="run holon-agent in a container (podman or docker: HOLON_CONTAINER_RUNTIME) from "
+        "IMAGE (HOLON_CONTAINER_IMAGE, else holon-agent:latest); put it after the spec",
+    )
+    parser.add_argument(
+        "--network",
+        help="container network: none, host, bridge or a runtime network (default: none for "
+        "replay, host for an endpoint on this host's loopback, else bridge)",
+    )
+    parser.add_argument("--memory", help="container memory limit, e.g. 2g")
+    parser.add_argument("--cpus", help="container CPU limit, e.g. 1.5")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -108,6 +124,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
             keep_snapshot=args.keep_snapshot,
             timeout=timeout,
             progress=not args.quiet,
+            container=_container(args),
         )
         result = run_task(options, env=_agent_settings(args), stops=stops)
     except (HolonError, RunCancelled) as exc:
@@ -118,6 +135,23 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
         return _report_abort(args, exc)
     write_safely(sys.stdout, result.to_json() if args.json else render_human(result))
     return result.exit_code
+
+
+def _container(args: argparse.Namespace) -> ContainerOptions | None:
+    """``--container [IMAGE]`` and its limits; the limits alone are a usage mistake."""
+    from holon_core.runner.container import ContainerOptions
+
+    limits = {"--network": args.network, "--memory": args.memory, "--cpus": args.cpus}
+    if args.container is None:
+        given = [flag for flag, value in limits.items() if value is not None]
+        if given:
+            raise InputError(f"{given[0]} needs --container", hint="add --container [IMAGE]")
+        return None
+    if args.agent is not None:
+        raise InputError("--agent and --container exclude each other", hint="drop one of them")
+    options = ContainerOptions(args.container or None, args.network, args.memory, args.cpus)
+    options.check()
+    return options
 
 
 def _agent_settings(args: argparse.Namespace) -> dict[str, str]:
