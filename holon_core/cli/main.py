@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "engines": "holon_core.cli.engines_cmd",
     "schema": "holon_core.cli.schema_cmd",
     "runs": "holon_core.cli.runs_cmd",  # skipped while the module does not exist
+    "skills": "holon_core.cli.skills_cmd",
     "batch": "holon_core.cli.batch_cmd",
     "solve": "holon_core.cli.solve_cmd",
 }
