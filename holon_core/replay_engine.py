@@ -8,7 +8,8 @@ Script (YAML): a list of steps, or ``{steps: [...]}``. Steps:
 ``write: {path, content | base64, mode?}``, ``delete: PATH``, ``run: COMMAND``, ``say: TEXT``,
 ``sleep: SECONDS``, ``exit: CODE`` (stop at once, no result) and a final
 ``outcome: success|failure|needs_human``. ``{output}`` and ``{workspace}`` in strings are
-replaced by the output and workspace directories.
+replaced by the output and workspace directories. ``run`` commands see the prompt file as
+``$HOLON_REPLAY_PROMPT_FILE`` (``cat`` it to show what the engine was asked).
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, yaml.YAMLError) as exc:
         emit(type="result", outcome="failure", error=f"replay script: {exc}", text="", turns=0)
         return 1
+    os.environ["HOLON_REPLAY_PROMPT_FILE"] = args[1]
     return play(steps, Path(args[1]).read_text(encoding="utf-8"))
 
 
