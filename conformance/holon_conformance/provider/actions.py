@@ -87,7 +87,27 @@ def _codex_shell(
     return ToolCall("shell", {"command": ["bash", "-lc", command], "workdir": workdir})
 
 
+def _lowercase_tools(turn: Turn, args: dict[str, Any], conv: Conversation) -> ToolCall | None:
+    """An Anthropic Messages client whose tools are ``write``/``bash``/``skill`` (camelCase
+    arguments), told apart by the tools it offers, not by who it is."""
+    if turn.action == "write_file" and "Write" not in conv.tools and "write" in conv.tools:
+        return ToolCall(
+            "write", {"filePath": _absolute(args["path"], conv), "content": args["content"]}
+        )
+    if turn.action == "run_shell" and "Bash" not in conv.tools and "bash" in conv.tools:
+        call = {"command": args["command"], "description": args.get("description", "Run a command")}
+        if "timeout" in args:
+            call["timeout"] = int(float(args["timeout"]) * 1000)
+        return ToolCall("bash", call)
+    if turn.action == "use_skill" and "Skill" not in conv.tools and "skill" in conv.tools:
+        return ToolCall("skill", {"name": args["name"]})
+    return None
+
+
 def _claude(turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply) -> ToolCall:
+    lowercase = _lowercase_tools(turn, args, conv)
+    if lowercase is not None:
+        return lowercase
     if turn.action == "write_file":
         path = _absolute(args["path"], conv)
         if "Write" not in conv.tools and "Bash" in conv.tools:
