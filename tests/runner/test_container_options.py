@@ -1,0 +1,61 @@
+"""``holon run --container``'s options and command line, without a runtime (the runs
+themselves are proven in the image by ``container/tests``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from holon_core.runner.container import Container, ContainerOptions, default_network
+from holon_core.runner.layout import RunLayout
+
+SPEC = Path(__file__).resolve().parents[2] / "examples" / "hello" / "spec.yaml"
+
+
+def holon(*args: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "holon_core", "run", str(SPEC), *args]
+    return subprocess.run(argv, capture_output=True, text=True, check=False)
+
+
+def test_limits_without_container_and_bad_limits_are_usage_errors() -> None:
+    alone = holon("--memory", "2g")
+    assert alone.returncode == 1
+    assert "--memory needs --container" in alone.stderr
+    bad = holon("--container", "--cpus", "lots")
+    assert bad.returncode == 1
+    assert "--cpus 'lots' is not a positive number" in bad.stderr
+
+
+def test_network_default_follows_the_engine() -> None:
+    local = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:8080", "KEY": "x"}
+    assert default_network("replay", ["ANTHROPIC_BASE_URL"], local) == "none"
+    assert default_network("claude", ["KEY", "ANTHROPIC_BASE_URL"], local) == "host"
+    remote = {"ANTHROPIC_BASE_URL": "https://gateway.example.com"}
+    assert default_network("claude", ["ANTHROPIC_BASE_URL"], remote) == "bridge"
+
+
+def test_command_mounts_only_the_run_dirs_and_passes_secrets_by_name(tmp_path: Path) -> None:
+    layout = RunLayout("run-1", tmp_path / "run", tmp_path / "out")
+    container = Container("podman", "img:1", "holon-run-1", "none", ContainerOptions(memory="1g"))
+    flags = ["--input", str(layout.input), "--skill", str(layout.input / "skills" / "a")]
+    settings = {"HOLON_TIMEOUT": "60", "HOLON_CLAUDE_BIN": "/host/claude", "PATH": "/x"}
+    argv = container.command(layout, flags, settings, ["ANTHROPIC_API_KEY"])
+    volumes = [argv[i + 1] for i, word in enumerate(argv) if word == "--volume"]
+    assert volumes == [
+        f"{layout.input}:/holon/input:ro",
+        f"{layout.snapshot}:/holon/workspace:rw",
+        f"{layout.output}:/holon/output:rw",
+        f"{layout.state}:/holon/state:rw",
+    ]
+    envs = [argv[i + 1] for i, word in enumerate(argv) if word == "--env"]
+    assert "HOLON_TIMEOUT=60" in envs and "ANTHROPIC_API_KEY" in envs
+    assert not any(e.startswith(("HOLON_CLAUDE_BIN", "PATH")) for e in envs)
+    assert argv[argv.index("img:1") + 1 :] == [
+        "--input",
+        "/holon/input",
+        "--skill",
+        "/holon/input/skills/a",
+    ]
+    assert argv[argv.index("--network") : argv.index("--network") + 2] == ["--network", "none"]
+    assert "--read-only" in argv and "1g" in argv
