@@ -1,0 +1,162 @@
+"""``holon batch``: load the job, expand the matrix, skip what ``--resume`` may keep, run the
+rest through an executor, and write ``results.jsonl`` and ``report.md``.
+
+Layout of the results dir (the same for every executor)::
+
+    job.json                  which job and cells this dir belongs to
+    results.jsonl             one line per cell, in the job's cell order
+    report.md                 per engine: success rate, median time and tokens; every cell
+    cells/<cell id>/run-*/    the cell's ``holon run`` dir (output/manifest.json, run.json, ...)
+    cells/<cell id>/cell.json the cell's result, written as soon as it ends
+    tasks/, workspaces/       inline specs and git clones, made once per job
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+from holon_core.batch.cells import Cell, expand, prepare_tasks
+from holon_core.batch.job import Job, load_job
+from holon_core.batch.pool import Executor, run_pool
+from holon_core.batch.progress import BatchProgress
+from holon_core.batch.report import markdown_report
+from holon_core.batch.results import RESULTS_FILE, CellResult, read_cell, write_cell, write_results
+from holon_core.errors import InputError
+from holon_core.files import open_up
+
+JOB_FILE = "job.json"
+
+
+@dataclass
+class BatchOptions:
+    job: Path
+    executor: Literal["local", "ray"] = "local"
+    address: str | None = None
+    concurrency: int | None = None
+    resume: bool = False
+    results: Path | None = None
+    progress: bool = True
+
+
+@dataclass
+class BatchOutcome:
+    job: Job
+    results: list[CellResult]  # every cell that has a result, in cell order
+    total: int
+    cancelled: bool
+
+    @property
+    def exit_code(self) -> int:
+        """0 every cell succeeded; 2 the worst is needs_human; 1 a failure or cells missing."""
+        if self.cancelled or len(self.results) < self.total:
+            return 1
+        outcomes = {r.outcome for r in self.results}
+        if outcomes <= {"success"}:
+            return 0
+        return 2 if outcomes <= {"success", "needs_human"} else 1
+
+
+def run_batch(
+    options: BatchOptions,
+    env: Mapping[str, str],
+    stream: IO[str],
+    cancel: threading.Event,
+    *,
+    tty: bool = False,
+) -> BatchOutcome:
+    job = load_job(options.job)
+    if options.results is not None:
+        job.results = options.results.expanduser().absolute()
+    _claim(job, options.resume)
+    tasks = prepare_tasks(job, dict(env))
+    cells = expand(job, tasks)
+    _record_job(job, cells)
+    cells_dir = job.results / "cells"
+    kept = {c.id: r for c in cells if options.resume and (r := read_cell(cells_dir / c.id))}
+    todo = [c for c in cells if c.id not in kept]
+    for cell in todo:  # a cell killed halfway starts over from nothing
+        _remove(cells_dir / cell.id)
+    limits = job.data.limits
+    concurrency = options.concurrency or limits.concurrency
+    executor = _executor(options, job, cells_dir, env, concurrency)
+    progress = BatchProgress(stream, len(todo), tty=tty, enabled=options.progress)
+    fresh: dict[str, CellResult] = {}
+
+    def done(cell: Cell, result: CellResult) -> None:
+        fresh[cell.id] = result
+        write_cell(cells_dir / cell.id, result)
+        write_results(job.results / RESULTS_FILE, _ordered(cells, kept | fresh))
+        progress.finish(cell, result)
+
+    try:
+        run_pool(
+            todo,
+            executor,
+            concurrency=concurrency,
+            per_engine=limits.per_engine,
+            cancel=cancel,
+            on_start=progress.start,
+            on_done=done,
+        )
+    finally:
+        progress.close()
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
+    results = _ordered(cells, kept | fresh)
+    write_results(job.results / RESULTS_FILE, results)
+    (job.results / "report.md").write_text(markdown_report(job.name, results), encoding="utf-8")
+    return BatchOutcome(job, results, len(cells), cancel.is_set())
+
+
+def _executor(
+    options: BatchOptions, job: Job, cells_dir: Path, env: Mapping[str, str], concurrency: int
+) -> Executor:
+    if options.executor == "ray":
+        from holon_core.batch.ray_executor import RayExecutor
+
+        return RayExecutor(job, cells_dir, address=options.address, concurrency=concurrency)
+    if options.address is not None:
+        raise InputError("--address is for the ray executor", hint="add --executor ray")
+    from holon_core.batch.local import LocalExecutor
+
+    return LocalExecutor(cells_dir, job.data.limits, env)
+
+
+def _ordered(cells: list[Cell], known: Mapping[str, CellResult]) -> list[CellResult]:
+    return [known[c.id] for c in cells if c.id in known]
+
+
+def _claim(job: Job, resume: bool) -> None:
+    """A results dir belongs to one job; reusing it needs ``--resume``."""
+    marker = job.results / JOB_FILE
+    if marker.exists() and not resume:
+        raise InputError(
+            f"{job.results} already holds the results of a job",
+            hint="pass --resume to continue it, or --results DIR for a fresh one",
+        )
+    if job.results.exists() and not marker.exists() and any(job.results.iterdir()):
+        raise InputError(
+            f"{job.results} is not empty and is not a holon batch results dir",
+            hint="choose another --results DIR (or results: in the job file)",
+        )
+    job.results.mkdir(parents=True, exist_ok=True)
+
+
+def _record_job(job: Job, cells: list[Cell]) -> None:
+    data = {"job": str(job.path), "name": job.name, "cells": [c.id for c in cells]}
+    (job.results / JOB_FILE).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink():
+        path.unlink()
+    elif path.exists():
+        open_up(path)
+        shutil.rmtree(path)
