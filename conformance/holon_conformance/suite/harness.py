@@ -30,6 +30,7 @@ from holon_conformance.suite import canary, trace
 from holon_conformance.suite.cases import CASES, CONTEXT, WORKSPACE, Case
 
 if TYPE_CHECKING:
+    from holon_conformance.suite.serve_session import ServeRecord
     from holon_core.adapter import EngineAdapter
     from holon_core.plugins import HolonPlugins
 
@@ -109,6 +110,7 @@ class Target:
         self.adapter: EngineAdapter = plugins.get_engine(name)
         self.workdir = workdir
         self.runs: dict[str, RunRecord] = {}
+        self.serve_record: ServeRecord | None = None
         self.engine_version: str | None = None
         self.engine_error: str | None = None
         #: Writes to the shared /tmp are RFC2-OUT-003 failures (``--holon-lenient-tmp``: warnings).
@@ -150,6 +152,14 @@ class Target:
         if case_name not in self.runs:
             self.runs[case_name] = run_case(self, CASES[case_name])
         return self.runs[case_name]
+
+    def serve(self) -> ServeRecord:
+        """The adapter's one ``holon-agent serve`` session, run on first use (SERVE checks)."""
+        if self.serve_record is None:
+            from holon_conformance.suite.serve_session import run_session
+
+            self.serve_record = run_session(self)
+        return self.serve_record
 
 
 def agent_base_env() -> dict[str, str]:

@@ -1,0 +1,190 @@
+"""SERVE-* checks: ``holon-agent serve`` with the adapter, judged from one shared session.
+
+The session (:mod:`serve_session`) is run once per adapter and cached on the target; each
+check reads the facts it needs. The wire shapes follow Open Responses (openresponses.org):
+a ``response`` object, SSE events whose ``event:`` is the body's ``type``, error objects.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from holon_conformance.suite.marks import CheckBase, req
+from holon_conformance.suite.serve_session import MARKS, ServeRecord, Turn
+
+if TYPE_CHECKING:
+    from holon_conformance.suite.harness import Target
+
+TERMINAL = {"response.completed", "response.failed", "response.incomplete"}
+
+
+def _session(target: Target) -> ServeRecord:
+    record = target.serve()
+    if record.health is None:
+        pytest.fail(f"holon-agent serve never became ready\n{record.describe()}")
+    return record
+
+
+def _turn(record: ServeRecord, index: int) -> Turn:
+    if len(record.turns) <= index:
+        pytest.fail(f"the session ended before turn {index + 1}\n{record.describe()}")
+    return record.turns[index]
+
+
+def _error_object(body: Any) -> bool:
+    error = body.get("error") if isinstance(body, dict) else None
+    return isinstance(error, dict) and isinstance(error.get("message"), str)
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return json.loads(data.decode("utf-8"))
+    except ValueError:
+        return None
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    return []
+
+
+class BaseServe(CheckBase):
+    @req("SERVE-001")
+    def test_health_on_a_private_socket(self, holon_target: Target) -> None:
+        record = _session(holon_target)
+        assert record.health is not None
+        body = _json(record.health.body)
+        assert isinstance(body, dict), f"/health is not a JSON object: {record.health.body[:200]!r}"
+        assert holon_target.name in _strings(body), f"/health does not name the engine: {body}"
+        assert record.socket_mode == 0o600, f"socket mode {oct(record.socket_mode or 0)}"
+
+    @req("SERVE-002")
+    def test_plain_answer_is_one_response_object(self, holon_target: Target) -> None:
+        one = _turn(_session(holon_target), 0)
+        body = _json(one.body)
+        assert one.status == 200 and isinstance(body, dict), f"turn 1: {one.status} {one.text}"
+        assert body.get("object") == "response" and isinstance(body.get("id"), str), body
+        assert body.get("status") == "completed", f"turn 1 ended {body.get('status')!r}"
+        texts = [
+            part.get("text")
+            for item in body.get("output") or []
+            if isinstance(item, dict) and item.get("type") == "message"
+            for part in item.get("content") or []
+            if isinstance(part, dict) and part.get("type") == "output_text"
+        ]
+        assert any(texts), f"no output_text in the response's output: {body.get('output')}"
+
+    @req("SERVE-003")
+    def test_stream_is_open_responses_sse(self, holon_target: Target) -> None:
+        two = _turn(_session(holon_target), 1)
+        assert two.status == 200, f"turn 2: {two.status} {two.text[:500]}"
+        assert two.headers.get("content-type", "").startswith("text/event-stream")
+        events = [e for e in two.events if e.raw != "[DONE]"]
+        assert events and two.events[-1].raw == "[DONE]", "the stream does not end with [DONE]"
+        types = [e.data.get("type") if isinstance(e.data, dict) else None for e in events]
+        assert all(e.event == t for e, t in zip(events, types, strict=True)), (
+            f"event: names differ from the bodies' type: {[e.event for e in events][:5]}"
+        )
+        numbers = [e.data.get("sequence_number") for e in events]
+        assert all(isinstance(n, int) for n in numbers), "an event has no sequence_number"
+        assert numbers == sorted(set(numbers)), f"sequence_number not increasing: {numbers}"
+        assert types[0] == "response.created", f"first event {types[0]!r}"
+        assert types[-1] in TERMINAL, f"last event {types[-1]!r}"
+        assert "response.output_text.delta" in types, "no output_text delta was streamed"
+
+    @req("SERVE-004")
+    def test_turn_dir_holds_the_record(self, holon_target: Target) -> None:
+        record = _session(holon_target)
+        one, two = _turn(record, 0), _turn(record, 1)
+        seen = []
+        for turn in (one, two):
+            folder = record.turn_dir(turn)
+            for name in ("manifest.json", "diff.patch", "summary.md", "evidence", "turn.json"):
+                assert (folder / name).exists(), f"{folder} has no {name}"
+            manifest = json.loads((folder / "manifest.json").read_text("utf-8"))
+            assert manifest["metadata"].get("mode") == "serve", "metadata.mode is not 'serve'"
+            seen.append(json.loads((folder / "turn.json").read_text("utf-8")))
+        for key in ("session_id", "turn_id", "response_id", "previous_response_id"):
+            assert all(key in data for data in seen), f"turn.json lacks {key}: {seen}"
+        assert seen[0]["response_id"] == one.response.get("id")
+        assert seen[1]["previous_response_id"] == seen[0]["response_id"]
+        assert seen[1]["session_id"] == seen[0]["session_id"], "turn 2 left turn 1's session"
+
+    @req("SERVE-005")
+    def test_events_file_is_the_stream(self, holon_target: Target) -> None:
+        record = _session(holon_target)
+        two = _turn(record, 1)
+        path = record.turn_dir(two) / "events.ndjson"
+        assert path.is_file(), f"no {path}"
+        written = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+        sent = [e.data for e in two.events if e.raw != "[DONE]"]
+        assert written == sent, (
+            f"events.ndjson ({len(written)} events) differs from the stream ({len(sent)})"
+        )
+
+    @req("SERVE-006")
+    def test_previous_response_id_continues_the_session(self, holon_target: Target) -> None:
+        record = _session(holon_target)
+        one, two = _turn(record, 0), _turn(record, 1)
+        if holon_target.adapter.model_api is not None:
+            shown_one = "\n".join(one.model_requests)
+            shown_two = "\n".join(two.model_requests)
+            where = "the model requests"
+        else:  # an offline engine: its replay script shows the prompt it was given
+            shown_one, shown_two, where = one.text, two.text, "the engine's output"
+        assert MARKS[1] not in shown_one, "turn 1 already saw turn 2's input"
+        assert MARKS[1] in shown_two, f"turn 2's input never reached the engine ({where})"
+        assert MARKS[0] in shown_two, (
+            f"turn 2 continued turn 1 (previous_response_id) but {where} of turn 2 do not "
+            "carry turn 1's conversation"
+        )
+
+    @req("SERVE-007")
+    def test_unknown_previous_response_is_404(self, holon_target: Target) -> None:
+        reply = _session(holon_target).unknown_previous
+        assert reply is not None, "the session ended before the unknown-id request"
+        assert reply.status == 404, f"unknown previous_response_id: HTTP {reply.status}"
+        assert _error_object(_json(reply.body)), f"not an error object: {reply.body[:300]!r}"
+
+    @req("SERVE-008")
+    def test_turns_are_serial(self, holon_target: Target) -> None:
+        record = _session(holon_target)
+        _turn(record, 2)
+        if record.busy_waited:
+            return  # it waited for the turn in flight: serial by waiting
+        busy = record.busy
+        assert busy is not None, "no second request was made while turn 3 ran"
+        assert busy.status == 409, f"a request during a turn got HTTP {busy.status}"
+        assert _error_object(_json(busy.body)), f"not an error object: {busy.body[:300]!r}"
+
+    @req("SERVE-009")
+    def test_cancel_records_a_cancelled_turn(self, holon_target: Target) -> None:
+        record = _session(holon_target)
+        three = _turn(record, 2)
+        assert record.cancel is not None and record.cancel.status == 200, (
+            f"cancel answered {record.cancel and record.cancel.status}"
+        )
+        types = [e.data.get("type") for e in three.events if isinstance(e.data, dict)]
+        assert types and types[-1] in TERMINAL, f"turn 3's stream ended with {types[-1:]}"
+        manifest = record.turn_dir(three) / "manifest.json"
+        assert manifest.is_file(), f"the cancelled turn left no {manifest}"
+        data = json.loads(manifest.read_text("utf-8"))
+        reason = data.get("metadata", {}).get("reason")
+        assert reason == "cancelled", f"cancelled turn recorded {data.get('outcome')}/{reason}"
+
+    @req("SERVE-010")
+    def test_shutdown_exits_cleanly(self, holon_target: Target) -> None:
+        record = _session(holon_target)
+        assert record.shutdown is not None, f"/shutdown was never reached\n{record.describe()}"
+        assert record.shutdown.status in (200, 202), f"/shutdown: HTTP {record.shutdown.status}"
+        assert record.exit_code == 0, f"serve exited {record.exit_code}\n{record.describe()}"
+        assert not record.socket_left, "the socket file is still there after shutdown"
+        assert not record.leftovers, f"processes left after shutdown: {record.leftovers}"
