@@ -51,7 +51,7 @@ def lookup(
 
 
 def _checked(path: Path, ref: str) -> ResolvedSkill:
-    skill = load_skill(path, "spec", origin=f"store:{ref}")
+    skill = load_skill(path, "spec", origin=f"store:{ref}", named_dir=False)
     pin = path.with_name(path.name + ".sha256")
     recorded = pin.read_text(encoding="utf-8").strip() if pin.is_file() else None
     if recorded != skill.sha256:

@@ -80,8 +80,14 @@ def builtin_skills_dir() -> Path:
     return shipped if shipped.is_dir() else package_dir.parent / "skills"
 
 
-def load_skill(path: Path, source: Source, origin: str | None = None) -> ResolvedSkill:
-    """Read and validate one skill directory; errors name the file and the fix."""
+def load_skill(
+    path: Path, source: Source, origin: str | None = None, *, named_dir: bool = True
+) -> ResolvedSkill:
+    """Read and validate one skill directory; errors name the file and the fix.
+
+    ``named_dir``: the directory must carry the skill's name (not so in the store, where it
+    is the version).
+    """
     if not path.is_dir():
         raise SkillError(f"skill {path} is not a directory", hint="pass a directory with SKILL.md")
     skill_md = path / "SKILL.md"
@@ -97,7 +103,7 @@ def load_skill(path: Path, source: Source, origin: str | None = None) -> Resolve
             f"{skill_md}: name {clip(name)} is invalid",
             hint=f"use lowercase letters, digits and single hyphens, at most {MAX_NAME} chars",
         )
-    if name != path.name:
+    if named_dir and name != path.name:
         raise SkillError(
             f"{skill_md}: name {name!r} differs from its directory {clip(path.name)}",
             hint="engines discover skills by directory name; rename one to match",
