@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 SCHEMA = json.loads((SCRIPTS.parent / "publish-intent.schema.json").read_text())
 
 
-def script(name: str, tmp_path: Path, gh: FakeGitHub, request: dict, *args: str):
+def script(name: str, tmp_path: Path, gh: FakeGitHub, request: dict[str, object], *args: str):
     (tmp_path / "in" / "context").mkdir(parents=True, exist_ok=True)
     (tmp_path / "in" / "context" / "request.json").write_text(json.dumps(request))
     env = {"PATH": "/usr/bin:/bin", "GITHUB_TOKEN": TOKEN, "GITHUB_API_URL": gh.url}
