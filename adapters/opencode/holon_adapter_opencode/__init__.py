@@ -1,0 +1,21 @@
+"""holon-adapter-opencode: OpenCode behind the holon agent contract."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from holon_adapter_opencode.adapter import OpenCodeAdapter
+from holon_adapter_opencode.parser import OpenCodeParser
+from holon_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from holon_core.adapter import EngineAdapter
+
+__all__ = ["OpenCodeAdapter", "OpenCodeParser", "holon_register_engines"]
+
+
+@hookimpl
+def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
+    register(OpenCodeAdapter())

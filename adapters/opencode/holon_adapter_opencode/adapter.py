@@ -1,0 +1,83 @@
+"""The ``opencode`` engine: OpenCode (npm ``opencode-ai``) via ``opencode run --format json``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from holon_adapter_opencode.home import DEFAULT_MODEL, config, skills_dir, write_home
+from holon_adapter_opencode.parser import OpenCodeParser
+from holon_core.adapter import (
+    Capabilities,
+    EngineAdapter,
+    EngineReport,
+    EventParser,
+    LaunchPlan,
+    RunContext,
+    StagedSkill,
+    base_env,
+)
+from holon_core.engines import EnginePackage
+from holon_core.staging import copy_skills
+
+if TYPE_CHECKING:
+    from holon_core.skills import ResolvedSkill
+
+
+class OpenCodeAdapter(EngineAdapter):
+    """OpenCode behind the holon contract, through its Anthropic provider."""
+
+    name: ClassVar[str] = "opencode"
+    distribution: ClassVar[str | None] = "holon-adapter-opencode"
+    engine_package: ClassVar[EnginePackage | None] = EnginePackage(
+        npm="opencode-ai",
+        version="1.18.33",
+        supported=("1.18", "1.18"),
+        binary="opencode",
+        pins=Path(__file__).with_name("engine_pin"),
+    )
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        native_skills=True,
+        max_steps=True,
+        model_selection=True,
+        session_id=True,
+        usage_reporting=True,
+        cost_reporting=True,
+        needs_credentials=True,
+    )
+    credential_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
+    passthrough_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_BASE_URL",)
+    model_api: ClassVar[str | None] = "anthropic-messages"
+
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        """``ANTHROPIC_BASE_URL`` (holon writes ``/v1`` into the provider config) and a key."""
+        return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "sk-holon-fake-0000"}
+
+    def model_for(self, run: RunContext) -> str:
+        model = run.model or DEFAULT_MODEL
+        return model if "/" in model else f"anthropic/{model}"
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        binary = self.require_binary(run)
+        run.home.mkdir(parents=True, exist_ok=True)
+        run.tmp.mkdir(parents=True, exist_ok=True)
+        settings = config(self.model_for(run), run.env.get("ANTHROPIC_BASE_URL"), run.max_steps)
+        env = base_env(run) | write_home(run.home, settings)
+        prompt = run.prompt.user
+        if run.prompt.system:
+            prompt = f"{run.prompt.system}\n\n{prompt}"
+        argv = [str(binary), "run", "--format", "json", "-m", self.model_for(run), "--", prompt]
+        return LaunchPlan(argv=argv, env=env, cwd=run.workspace, grace_seconds=3.0)
+
+    def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:
+        """Copy into ``$XDG_CONFIG_HOME/opencode/skills``: listed to the model by the skill tool."""
+        return copy_skills(skills, skills_dir(run.home))
+
+    def event_parser(self, run: RunContext) -> EventParser:
+        return OpenCodeParser(run.max_steps)
+
+    def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
+        meta: dict[str, Any] = {"model": self.model_for(run)}
+        if report.extra.get("http_status") is not None:
+            meta["http_status"] = report.extra["http_status"]
+        return {"opencode": meta}

@@ -1,0 +1,76 @@
+"""The run-local OpenCode home: XDG dirs under the run's HOME and one generated config.
+
+OpenCode reads ``$XDG_CONFIG_HOME/opencode/opencode.json`` and keeps its database, logs and
+snapshots in ``$XDG_DATA_HOME/opencode``; pointing all four XDG variables inside the run
+keeps the user's own config and sessions out. Nothing is fetched at run time: the models
+list (``OPENCODE_DISABLE_MODELS_FETCH``), default plugins, LSP downloads and auto-update are
+switched off, and the Anthropic provider it needs is built into the binary.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+DEFAULT_MODEL = "anthropic/claude-sonnet-4-5"
+#: Variables that keep OpenCode off the network except for the model endpoint.
+OFFLINE_ENV = {
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+}
+
+
+def xdg_dirs(home: Path) -> dict[str, str]:
+    names = {"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share"}
+    names |= {"XDG_CACHE_HOME": ".cache", "XDG_STATE_HOME": ".local/state"}
+    return {variable: str(home / folder) for variable, folder in names.items()}
+
+
+def config_dir(home: Path) -> Path:
+    return home / ".config" / "opencode"
+
+
+def skills_dir(home: Path) -> Path:
+    """Where OpenCode discovers global skills (``skills/<name>/SKILL.md``)."""
+    return config_dir(home) / "skills"
+
+
+def config(model: str, base_url: str | None, max_steps: int | None) -> dict[str, Any]:
+    """The forced settings: one model for every agent, tools allowed, nothing shared."""
+    provider_id, _, model_id = model.partition("/")
+    provider: dict[str, Any] = {"models": {model_id: {"name": model_id}}}
+    if base_url:
+        provider["options"] = {"baseURL": base_url.rstrip("/") + "/v1"}
+    build: dict[str, Any] = {"model": model}
+    if max_steps is not None:
+        build["steps"] = max_steps
+    return {
+        "autoupdate": False,
+        "share": "disabled",
+        "model": model,
+        "small_model": model,  # the title side call goes to the same endpoint
+        "provider": {provider_id: provider},
+        "agent": {"build": build},
+        "permission": {
+            "edit": "allow",
+            "bash": "allow",
+            "skill": "allow",
+            "webfetch": "deny",
+            "external_directory": "deny",
+        },
+    }
+
+
+def write_home(home: Path, settings: dict[str, Any]) -> dict[str, str]:
+    """Create the XDG dirs and the config; the variables that point OpenCode at them."""
+    env = xdg_dirs(home)
+    for value in env.values():
+        Path(value).mkdir(parents=True, exist_ok=True)
+    config_dir(home).mkdir(parents=True, exist_ok=True)
+    target = config_dir(home) / "opencode.json"
+    target.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    return env | OFFLINE_ENV | {"OPENCODE_CONFIG": str(target)}
