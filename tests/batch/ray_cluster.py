@@ -1,0 +1,101 @@
+"""A real Ray cluster of separate nodes on this machine, each its own ``ray start``.
+
+Every node is started in a new session, so teardown kills exactly the processes of our
+nodes (never another cluster on the machine: ``ray stop`` would). Small and offline: one
+CPU a node, no dashboard, no usage stats, 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import psutil
+
+RAY = str(Path(sys.executable).with_name("ray"))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class RayCluster:
+    def __init__(self, env: Mapping[str, str]) -> None:
+        # short: Ray's unix socket paths live under it (108 bytes at most)
+        self.temp = Path(tempfile.mkdtemp(prefix="hray", dir="/tmp"))
+        self.env = {**env, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+        self.port = free_port()
+        self.address = f"127.0.0.1:{self.port}"
+        self.sessions: list[int] = []
+
+    def start_node(self, resources: Mapping[str, float], *, head: bool) -> None:
+        """``ray start`` gives a node 30 s to register (fixed in Ray): on a loaded machine
+        that can pass, so a node that did not come up is killed and started again."""
+        for _tries in range(3):
+            if self._start(resources, head=head):
+                return
+            self._kill(self.sessions.pop())
+            if head:
+                self.port = free_port()
+                self.address = f"127.0.0.1:{self.port}"
+        raise AssertionError(f"ray start failed 3 times; see {self.temp}")
+
+    def _start(self, resources: Mapping[str, float], *, head: bool) -> bool:
+        argv = [RAY, "start", "--num-cpus", "1", "--node-ip-address", "127.0.0.1"]
+        argv += ["--resources", json.dumps(dict(resources)), "--disable-usage-stats"]
+        argv += ["--dashboard-agent-listen-port", str(free_port())]
+        if head:
+            argv += ["--head", "--port", str(self.port), "--include-dashboard=false"]
+            argv += ["--dashboard-port", str(free_port()), "--temp-dir", str(self.temp)]
+        else:
+            argv += ["--address", self.address]
+        log = (self.temp / f"ray-start-{len(self.sessions)}.log").open("ab")
+        with log:
+            proc = subprocess.Popen(
+                argv, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+            self.sessions.append(proc.pid)
+            return proc.wait(timeout=300) == 0
+
+    def processes(self) -> list[psutil.Process]:
+        found = []
+        for proc in psutil.process_iter():
+            try:
+                if os.getsid(proc.pid) in self.sessions:
+                    found.append(proc)
+            except (OSError, psutil.Error):
+                continue
+        return found
+
+    def stop(self) -> None:
+        for session in list(self.sessions):
+            self._kill(session)
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+    def _kill(self, session: int) -> None:
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            procs = [p for p in self.processes() if _sid(p) == session]
+            for proc in procs:
+                try:
+                    proc.send_signal(sig)
+                except psutil.Error:
+                    continue
+            psutil.wait_procs(procs, timeout=10)
+
+
+def _sid(proc: psutil.Process) -> int | None:
+    try:
+        return os.getsid(proc.pid)
+    except OSError:
+        return None
