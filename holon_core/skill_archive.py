@@ -216,7 +216,7 @@ def _zip_members(data: bytes, label: str) -> Iterator[Member]:
                 if info.is_dir():
                     yield rel, (None, 0)
                     continue
-                if mode and not stat.S_ISREG(mode):
+                if stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: no type recorded
                     raise caps.refuse(info.filename, "link or special file")
                 limit = caps.file(rel, info.file_size)
                 with archive.open(info) as stream:
