@@ -18,7 +18,7 @@ def minimal_manifest(run: RunState, decision: Decision, duration: float) -> dict
     meta: dict[str, Any] = {
         "agent": "holon-agent",
         "holon_version": __version__,
-        "mode": "run",
+        "mode": run.metadata.get("mode", "run"),
         "reason": decision.reason,
     }
     if decision.error and decision.outcome != "failure":

@@ -17,9 +17,10 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from holon_core.adapter import RunContext
 from holon_core.agent import record
@@ -39,8 +40,8 @@ from holon_core.agent.preflight import run_preflight
 from holon_core.agent.prompt import compile_prompt
 from holon_core.agent.runlog import RunLog
 from holon_core.agent.secret_scan import scan_outputs, scan_patch
-from holon_core.agent.skill_env import settle_skill_env
 from holon_core.agent.select import select_engine
+from holon_core.agent.skill_env import settle_skill_env
 from holon_core.agent.state import (
     DEFAULT_SILENCE,
     DEFAULT_TIMEOUT,
@@ -60,21 +61,65 @@ from holon_core.skills import resolve_skills
 from holon_core.supervisor import supervise
 from holon_core.workspace import nested_repositories, record_baseline, write_diff
 
+if TYPE_CHECKING:
+    from holon_core.adapter import EngineReport
+    from holon_core.checks import Check
+    from holon_core.models.spec import Spec
+    from holon_core.plugins import HolonPlugins
+
 
 @dataclass
 class AgentOptions:
     engine: str | None = None
     model: str | None = None
     skills: list[Path] = field(default_factory=list)
-    #: Serve mode: the engine's own session id to continue (``RunContext.resume_session``).
+    # Serve mode (holon_core/serve/turn.py) sets the fields below; one-shot keeps the defaults.
+    #: The engine's own session id to continue (``RunContext.resume_session``).
     resume_session: str | None = None
-    #: Serve mode: a persistent engine home that outlives the run (``RunContext.home_root``).
+    #: A persistent engine home that outlives the run (``RunContext.home_root``).
     home_root: Path | None = None
+    mode: Literal["run", "serve"] = "run"
+    #: Plugins loaded once by a long-lived caller (else loaded for this run).
+    plugins: HolonPlugins | None = None
+    #: The turn's spec, built by the caller (else read from ``<input>/spec.yaml``).
+    spec: Spec | None = None
+    #: Text put before the task in the user prompt (earlier turns, for engines without resume).
+    history: str = ""
+    #: Added to the system prompt (an Open Responses request's ``instructions``).
+    instructions: str = ""
+    #: Called with every normalized event as it is recorded (serve streams them).
+    on_event: Callable[[Event], None] | None = None
+    #: Preflight a long-lived caller already ran: (binary, version, checks).
+    preflight: tuple[Path | None, str | None, list[Check]] | None = None
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """How one run ended: the decision (also in manifest.json) and the engine's report."""
+
+    decision: Decision
+    report: EngineReport
+
+    @property
+    def exit_code(self) -> int:
+        return self.decision.exit_code
 
 
 def run_agent(
     paths: AgentPaths, options: AgentOptions, env: Mapping[str, str], cancel: threading.Event
 ) -> int:
+    """One-shot ``holon-agent``: one turn, its exit code (1 when the output dir is refused)."""
+    result = run_turn(paths, options, env, cancel)
+    return 1 if result is None else result.exit_code
+
+
+def run_turn(
+    paths: AgentPaths, options: AgentOptions, env: Mapping[str, str], cancel: threading.Event
+) -> TurnResult | None:
+    """Run one turn through the whole pipeline; None when the output dir was refused.
+
+    One-shot mode and every serve turn call this same function.
+    """
     started = time.monotonic()
     overlap = overlap_problem(paths)
     if overlap is not None:
@@ -83,11 +128,11 @@ def run_agent(
             "holon-agent: fix: give --output a directory of its own (an empty one)",
             file=sys.stderr,
         )
-        return 1
+        return None
     foreign = foreign_files(paths.output)
     if foreign:
         print(refusal(paths.output, foreign), file=sys.stderr)
-        return 1
+        return None
     why = output_writable(paths.output)
     if why is not None:
         print(
@@ -95,7 +140,7 @@ def run_agent(
             f"holon-agent: fix: pass a writable --output DIR or set HOLON_OUTPUT_DIR",
             file=sys.stderr,
         )
-        return 1
+        return None
     redact = Redactor(secret_values(env))
     try:
         held, preexisting = claim_output(paths.output)
@@ -106,12 +151,14 @@ def run_agent(
             "holon-agent: fix: pass a writable --output DIR on a filesystem with free space",
             file=sys.stderr,
         )
-        return 1
+        return None
     run_id = f"{time.strftime('%Y%m%dT%H%M%S')}-{secrets.token_hex(3)}"
     log = RunLog(evidence, run=run_id, engine=options.engine or "?")
     run = RunState(
         paths, env, started, cancel, redact, evidence, log, held, preexisting=preexisting
     )
+    if options.mode != "run":
+        run.metadata["mode"] = options.mode
     try:
         run.reserve = reserve_space(held)
         decision = _pipeline(run, options, run_id)
@@ -126,7 +173,7 @@ def run_agent(
         else:
             decision = Decision("failure", "internal_error", f"internal error: {exc!r}")
             run.log.error("internal error", traceback=traceback.format_exc())
-    return _finish(run, decision)
+    return TurnResult(_finish(run, decision), run.report)
 
 
 def _disk_full(exc: BaseException) -> Decision | None:
@@ -143,7 +190,7 @@ def _disk_full(exc: BaseException) -> Decision | None:
 
 def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
     context = _prepare(run, options, run_id)
-    _execute(run, context)
+    _execute(run, context, options.on_event)
     return _judge(run, context)
 
 
@@ -151,10 +198,10 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
     """Steps 1-6: everything up to the launch; nothing here starts the engine."""
     ev, paths = run.evidence, run.paths
     ev.phase("load")
-    run.plugins = load_plugins(run.env)
+    run.plugins = options.plugins or load_plugins(run.env)
     from holon_core.spec_loader import load_spec
 
-    spec, warnings = load_spec(paths.spec)
+    spec, warnings = (options.spec, []) if options.spec is not None else load_spec(paths.spec)
     run.spec = spec
     for warning in warnings:
         run.log.warning("spec", detail=warning)
@@ -165,7 +212,9 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
     ev.redact = run.redact
 
     ev.phase("preflight")
-    binary, version, checks = run_preflight(run.plugins, engine, paths, run.env)
+    binary, version, checks = options.preflight or run_preflight(
+        run.plugins, engine, paths, run.env
+    )
     run.metadata["checks"] = [c.as_dict() for c in checks]
     run.check_cancel()
 
@@ -191,6 +240,10 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
             run.log.warning("skill", detail=warning)
             run.metadata.setdefault("warnings", []).append(warning)
     prompt = compile_prompt(spec, paths.input, paths.workspace, paths.output)
+    if options.instructions:
+        prompt.system = f"{prompt.system}\n\n{options.instructions}"
+    if options.history:
+        prompt.user = f"{options.history}\n\n{prompt.user}"
     model = options.model or run.env.get("HOLON_MODEL") or spec.engine.model
     context = RunContext(
         engine=engine,
@@ -224,7 +277,9 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
     return context
 
 
-def _execute(run: RunState, context: RunContext) -> None:
+def _execute(
+    run: RunState, context: RunContext, on_event: Callable[[Event], None] | None = None
+) -> None:
     """Steps 7-8: launch under the supervisor, streaming events into evidence."""
     ev, spec = run.evidence, context.spec
     assert run.plugins is not None
@@ -245,6 +300,8 @@ def _execute(run: RunState, context: RunContext) -> None:
         for event in parser.feed(line):
             ev.event(event)
             _log_event(run, event)
+            if on_event is not None:
+                on_event(event)
 
     def on_stderr(line: str) -> None:
         for event in parser.feed_stderr(line):
@@ -273,6 +330,8 @@ def _execute(run: RunState, context: RunContext) -> None:
     run.report = parser.finish(run.process.exit_code)
     for event in run.report.late_events:  # e.g. exit codes read from the engine's session log
         ev.event(event)
+        if on_event is not None:
+            on_event(event)
     if ev.events.warning is not None:
         run.metadata.setdefault("warnings", []).append(ev.events.warning)
     proc = run.process
@@ -326,10 +385,14 @@ def _judge(run: RunState, context: RunContext) -> Decision:
     return decide(signals)
 
 
-def _finish(run: RunState, decision: Decision) -> int:
-    """Summary, manifest and exit code — on every path."""
-    from holon_core.manifest_writer import inventory, merge_skill_manifest, read_skill_manifest
-    from holon_core.manifest_writer import settle_artifacts
+def _finish(run: RunState, decision: Decision) -> Decision:
+    """Summary and manifest, on every path; returns the final decision."""
+    from holon_core.manifest_writer import (
+        inventory,
+        merge_skill_manifest,
+        read_skill_manifest,
+        settle_artifacts,
+    )
     from holon_core.manifest_writer import write_manifest as write_manifest_file
 
     run.log.attach()
@@ -385,7 +448,7 @@ def _finish(run: RunState, decision: Decision) -> int:
         + (f": {run.redact(decision.error)}" if decision.error else ""),
         file=sys.stderr,
     )
-    return decision.exit_code
+    return decision
 
 
 def _take_back(run: RunState) -> None:
