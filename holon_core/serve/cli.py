@@ -1,0 +1,55 @@
+"""``holon-agent serve`` flags: the one-shot path flags plus ``--socket`` and ``--isolate``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from holon_core.agent.paths import resolve_paths
+from holon_core.cli.parser import Parser
+
+
+def serve_main(argv: Sequence[str]) -> int:
+    parser = Parser(
+        prog="holon-agent serve",
+        description="Serve turns of one session over HTTP on a Unix socket (Open Responses).",
+        epilog="Exit codes: 0 after POST /shutdown or SIGTERM, 1 when it cannot start.",
+    )
+    parser.add_argument(
+        "--socket", help="Unix socket path (else HOLON_SOCKET, else /holon/ipc/agent.sock)"
+    )
+    parser.add_argument("--engine", help="engine name (else HOLON_ENGINE, else the only adapter)")
+    parser.add_argument("--input", help="input dir; turns read <input>/turns/<turn_id>/")
+    parser.add_argument("--workspace", help="workspace dir (HOLON_WORKSPACE_DIR)")
+    parser.add_argument("--output", help="output dir; turns write <output>/turns/<turn_id>/")
+    parser.add_argument("--state", help="state dir for sessions and responses (HOLON_STATE_DIR)")
+    parser.add_argument("--model", help="model name passed to the engine (else HOLON_MODEL)")
+    parser.add_argument(
+        "--skill", action="append", default=[], metavar="DIR", help="a skill directory (repeat)"
+    )
+    parser.add_argument(
+        "--isolate",
+        action="store_true",
+        help="run each turn in its own copy of the workspace under the state dir "
+        '(a request may choose with holon.workspace: "shared" or "isolated")',
+    )
+    args = parser.parse_args(argv)
+    env = dict(os.environ)
+    flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
+    flags["state"] = args.state
+    paths = resolve_paths(flags, env)
+
+    from holon_core.process_tree import become_subreaper
+    from holon_core.serve.server import serve
+
+    become_subreaper()
+    return serve(
+        paths,
+        env,
+        socket_flag=args.socket,
+        engine=args.engine,
+        model=args.model,
+        skills=[Path(s).expanduser() for s in args.skill],
+        isolate=args.isolate,
+    )

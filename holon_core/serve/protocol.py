@@ -1,0 +1,272 @@
+"""Open Responses shapes: reading a create-response request, building response and error objects.
+
+Plain dicts and dataclasses, no web framework: the turn runner, the store and the client all
+use them. Holon's own fields travel in the request's and the response's ``holon`` object (an
+optional extension field, as the Open Responses extension rules allow).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+#: Ids holon generates and accepts from clients: no path separators, no dot-dot.
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+HOLON_FIELDS = ("session_id", "turn_id", "input_dir", "output_dir", "workspace")
+WORKSPACE_MODES = ("shared", "isolated")
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(12)}"
+
+
+def valid_id(value: str) -> bool:
+    return bool(ID_PATTERN.match(value)) and ".." not in value
+
+
+class RequestError(Exception):
+    """A request the server refuses, with its HTTP status and Open Responses error fields."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        kind: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.param = param
+        self.code = code
+        self.kind = kind or _KINDS.get(status, "invalid_request")
+
+    def body(self) -> dict[str, Any]:
+        return error_body(self.message, self.kind, param=self.param, code=self.code)
+
+
+_KINDS = {404: "not_found", 429: "too_many_requests", 500: "server_error"}
+
+
+def error_body(
+    message: str, kind: str, *, param: str | None = None, code: str | None = None
+) -> dict[str, Any]:
+    """The Open Responses error object: ``{"error": {message, type, param, code}}``."""
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+@dataclass
+class TurnRequest:
+    """A validated ``POST /v1/responses`` body (the parts holon uses)."""
+
+    input_text: str
+    input_items: list[dict[str, Any]]
+    model: str | None = None
+    instructions: str | None = None
+    previous_response_id: str | None = None
+    stream: bool = False
+    metadata: dict[str, str] = field(default_factory=dict)
+    session_id: str | None = None
+    turn_id: str | None = None
+    input_dir: str | None = None
+    output_dir: str | None = None
+    workspace: Literal["shared", "isolated"] | None = None
+
+
+def parse_request(body: object) -> TurnRequest:
+    """Check the body's types and turn it into a :class:`TurnRequest`; RequestError if bad.
+
+    Fields holon does not act on (``temperature``, ``tools``, ...) are accepted and ignored;
+    a field of the wrong type is refused, naming it.
+    """
+    if not isinstance(body, dict):
+        raise RequestError(400, "the request body must be a JSON object", code="invalid_body")
+    model = _optional(body, "model", str)
+    instructions = _optional(body, "instructions", str)
+    previous = _optional(body, "previous_response_id", str)
+    if previous is not None and not valid_id(previous):
+        raise RequestError(
+            400, "previous_response_id is not a response id", param="previous_response_id"
+        )
+    stream = _optional(body, "stream", bool) or False
+    metadata = _optional(body, "metadata", dict) or {}
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+        raise RequestError(400, "metadata must map strings to strings", param="metadata")
+    text, items = _parse_input(body.get("input"))
+    holon = _optional(body, "holon", dict) or {}
+    extra = sorted(set(holon) - set(HOLON_FIELDS))
+    if extra:
+        raise RequestError(
+            400,
+            f"unknown holon field(s): {', '.join(extra)}; known: {', '.join(HOLON_FIELDS)}",
+            param=f"holon.{extra[0]}",
+        )
+    values: dict[str, str | None] = {}
+    for name in HOLON_FIELDS:
+        value = holon.get(name)
+        if value is not None and not isinstance(value, str):
+            raise RequestError(400, f"holon.{name} must be a string", param=f"holon.{name}")
+        values[name] = value
+    for name in ("session_id", "turn_id"):
+        value = values[name]
+        if value is not None and not valid_id(value):
+            raise RequestError(
+                400,
+                f"holon.{name} {value[:80]!r} is not a valid id: use 1-128 letters, digits, "
+                "'_', '-' or '.', starting with a letter or digit",
+                param=f"holon.{name}",
+            )
+    workspace = values["workspace"]
+    if workspace is not None and workspace not in WORKSPACE_MODES:
+        raise RequestError(
+            400, "holon.workspace must be 'shared' or 'isolated'", param="holon.workspace"
+        )
+    return TurnRequest(
+        input_text=text,
+        input_items=items,
+        model=model,
+        instructions=instructions,
+        previous_response_id=previous,
+        stream=stream,
+        metadata=metadata,
+        session_id=values["session_id"],
+        turn_id=values["turn_id"],
+        input_dir=values["input_dir"],
+        output_dir=values["output_dir"],
+        workspace=workspace,  # type: ignore[arg-type]  # checked against WORKSPACE_MODES
+    )
+
+
+def _optional(body: dict[str, Any], name: str, kind: type) -> Any:
+    value = body.get(name)
+    if value is None:
+        return None
+    if kind is bool and not isinstance(value, bool):
+        raise RequestError(400, f"{name} must be a boolean", param=name)
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        names = {str: "a string", dict: "an object", bool: "a boolean"}
+        raise RequestError(400, f"{name} must be {names.get(kind, kind.__name__)}", param=name)
+    return value
+
+
+def _parse_input(value: object) -> tuple[str, list[dict[str, Any]]]:
+    """The user's text from a string or a list of message items (text parts only)."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise RequestError(400, "input is empty; say what the engine should do", param="input")
+        return value, [_user_item(value)]
+    if not isinstance(value, list) or not value:
+        raise RequestError(
+            400, "input must be a non-empty string or a list of message items", param="input"
+        )
+    texts: list[str] = []
+    for index, item in enumerate(value):
+        where = f"input[{index}]"
+        if not isinstance(item, dict) or item.get("type", "message") != "message":
+            raise RequestError(
+                400, f"{where}: only message items are supported by holon", param=where
+            )
+        if item.get("role") not in ("user", "system", "developer"):
+            raise RequestError(
+                400, f"{where}.role must be user, system or developer", param=f"{where}.role"
+            )
+        texts.append(_content_text(item.get("content"), f"{where}.content"))
+    text = "\n\n".join(t for t in texts if t)
+    if not text.strip():
+        raise RequestError(400, "input holds no text; say what the engine should do", param="input")
+    return text, list(value)
+
+
+def _content_text(content: object, where: str) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise RequestError(400, f"{where} must be a string or a list of parts", param=where)
+    parts = []
+    for index, part in enumerate(content):
+        if not isinstance(part, dict) or part.get("type") != "input_text":
+            raise RequestError(
+                400,
+                f"{where}[{index}]: only input_text parts are supported by holon",
+                param=f"{where}[{index}]",
+            )
+        text = part.get("text")
+        if not isinstance(text, str):
+            raise RequestError(
+                400, f"{where}[{index}].text must be a string", param=f"{where}[{index}].text"
+            )
+        parts.append(text)
+    return "\n".join(parts)
+
+
+def _user_item(text: str) -> dict[str, Any]:
+    return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+
+
+def response_object(
+    *,
+    response_id: str,
+    created_at: int,
+    status: str,
+    model: str,
+    request: TurnRequest,
+    output: list[dict[str, Any]],
+    holon: dict[str, Any],
+    completed_at: int | None = None,
+    error: dict[str, str] | None = None,
+    incomplete: str | None = None,
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A complete Open Responses ``response`` object (every field the schema requires)."""
+    return {
+        "id": response_id,
+        "object": "response",
+        "created_at": created_at,
+        "completed_at": completed_at,
+        "status": status,
+        "incomplete_details": {"reason": incomplete} if incomplete else None,
+        "model": model,
+        "previous_response_id": request.previous_response_id,
+        "instructions": request.instructions,
+        "output": output,
+        "error": error,
+        "tools": [],
+        "tool_choice": "auto",
+        "truncation": "disabled",
+        "parallel_tool_calls": False,
+        "text": {"format": {"type": "text"}},
+        "top_p": 1.0,
+        "presence_penalty": 0.0,
+        "frequency_penalty": 0.0,
+        "top_logprobs": 0,
+        "temperature": 1.0,
+        "reasoning": None,
+        "usage": usage,
+        "max_output_tokens": None,
+        "max_tool_calls": None,
+        "store": True,
+        "background": False,
+        "service_tier": "default",
+        "metadata": request.metadata,
+        "safety_identifier": None,
+        "prompt_cache_key": None,
+        "holon": holon,
+    }
+
+
+def usage_object(usage: dict[str, int]) -> dict[str, Any] | None:
+    """Open Responses ``usage`` from an engine report's token counts, when it has them."""
+    if "input_tokens" not in usage and "output_tokens" not in usage:
+        return None
+    tokens_in, tokens_out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
+    return {
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "total_tokens": tokens_in + tokens_out,
+        "input_tokens_details": {"cached_tokens": usage.get("cache_read_input_tokens", 0)},
+        "output_tokens_details": {"reasoning_tokens": usage.get("reasoning_tokens", 0)},
+    }

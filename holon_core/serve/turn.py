@@ -1,0 +1,351 @@
+"""One serve turn: where it reads and writes, how it continues the session, and its record.
+
+A turn is the one-shot pipeline (:func:`holon_core.agent.run.run_turn`) with a per-turn input
+and output dir, the engine's home kept per session under the state dir, and an Open Responses
+stream written to ``<output_dir>/events.ndjson`` as it is sent. Continuation: an adapter that
+declares ``resume`` gets the engine's own session id of the previous turn
+(``RunContext.resume_session``); any other gets the stored transcript of the earlier turns
+rendered before its task (``transcript.md`` in the turn's output dir). ``turn.json`` names
+which one was used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from holon_core.adapter import EngineAdapter
+from holon_core.agent.output_dir import foreign_files, mark_owned
+from holon_core.agent.paths import AgentPaths
+from holon_core.agent.run import AgentOptions, run_turn
+from holon_core.checks import Check
+from holon_core.files import HeldDir
+from holon_core.models.spec import Spec
+from holon_core.outcome import Decision
+from holon_core.plugins import HolonPlugins
+from holon_core.redact import Redactor
+from holon_core.serve.protocol import (
+    RequestError,
+    TurnRequest,
+    new_id,
+    response_object,
+    usage_object,
+)
+from holon_core.serve.store import Store, render_transcript, write_atomic
+from holon_core.serve.stream import Sink, TurnStream
+
+
+@dataclass
+class Turn:
+    """A request that passed every check, with everything decided before it runs."""
+
+    request: TurnRequest
+    response_id: str
+    session_id: str
+    turn_id: str
+    input_dir: Path
+    output_dir: Path
+    workspace: Path
+    isolated: bool
+    #: Where an isolated turn's workspace is copied from.
+    workspace_source: Path | None
+    continuation: str  # "none", "native" or "transcript"
+    resume_session: str | None = None
+    history: str = ""
+    earlier_turns: int = 0
+    created_at: int = field(default_factory=lambda: int(time.time()))
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
+class Session:
+    """What serve loads once at start: plugins, the engine, its preflight, the base spec."""
+
+    paths: AgentPaths
+    env: Mapping[str, str]
+    plugins: HolonPlugins
+    engine: EngineAdapter
+    preflight: tuple[Path | None, str | None, list[Check]]
+    base_spec: Spec | None
+    store: Store
+    redact: Redactor
+    model: str | None = None
+    skills: list[Path] = field(default_factory=list)
+    isolate: bool = False
+
+
+def plan_turn(session: Session, request: TurnRequest) -> Turn:
+    """Decide ids, dirs and continuation; RequestError (4xx) for anything the client got wrong."""
+    previous = None
+    if request.previous_response_id is not None:
+        previous = session.store.load(request.previous_response_id)
+        if previous is None:
+            raise RequestError(
+                404,
+                f"no stored response {request.previous_response_id!r}; "
+                "pass the id of a response this serve state dir holds",
+                param="previous_response_id",
+                code="response_not_found",
+            )
+    session_id = request.session_id or (previous or {}).get("session_id") or new_id("sess")
+    if previous is not None and request.session_id not in (None, previous.get("session_id")):
+        raise RequestError(
+            400,
+            f"previous_response_id belongs to session {previous.get('session_id')!r}, "
+            f"not {request.session_id!r}",
+            param="holon.session_id",
+        )
+    turn_id = request.turn_id or new_id("turn")
+    input_dir = _inside(request.input_dir, session.paths.input, turn_id, "input_dir")
+    output_dir = _inside(request.output_dir, session.paths.output, turn_id, "output_dir")
+    if (output_dir / "manifest.json").exists() or foreign_files(output_dir):
+        raise RequestError(
+            409,
+            f"the turn's output dir {output_dir} is already used; pick a new holon.turn_id",
+            param="holon.turn_id",
+            code="turn_exists",
+        )
+    isolated = session.isolate if request.workspace is None else request.workspace == "isolated"
+    workspace, source = session.paths.workspace, None
+    if isolated:
+        earlier = Path(str((previous or {}).get("workspace") or session.paths.workspace))
+        source = earlier if earlier.is_dir() else session.paths.workspace
+        workspace = session.store.session_dir(session_id) / "workspaces" / turn_id
+    turn = Turn(
+        request=request,
+        response_id=new_id("resp"),
+        session_id=session_id,
+        turn_id=turn_id,
+        input_dir=input_dir,
+        output_dir=output_dir,
+        workspace=workspace,
+        isolated=isolated,
+        workspace_source=source,
+        continuation="none",
+    )
+    if previous is not None:
+        engine_session = previous.get("engine_session_id")
+        if session.engine.capabilities.resume and isinstance(engine_session, str):
+            turn.continuation, turn.resume_session = "native", engine_session
+        else:
+            chain = session.store.chain(request.previous_response_id or "")
+            turn.continuation, turn.earlier_turns = "transcript", len(chain)
+            turn.history = render_transcript(chain)
+    return turn
+
+
+def _inside(given: str | None, root: Path, turn_id: str, name: str) -> Path:
+    """The turn's dir: given (absolute, or relative to ``root``) or ``root/turns/<turn_id>``."""
+    path = Path(given) if given else root / "turns" / turn_id
+    if not path.is_absolute():
+        path = root / path
+    resolved, base = path.resolve(), root.resolve()
+    if resolved != base and not resolved.is_relative_to(base):
+        raise RequestError(
+            400,
+            f"holon.{name} {given!r} is outside the mounted dir {root}; "
+            f"give a directory inside it (default: {root}/turns/<turn_id>)",
+            param=f"holon.{name}",
+            code="path_outside_root",
+        )
+    return resolved
+
+
+def execute(session: Session, turn: Turn, deliver: Callable[[dict[str, Any]], None]) -> None:
+    """Run the turn; every event goes to ``events.ndjson`` and then to ``deliver``."""
+    turn.output_dir.mkdir(parents=True, exist_ok=True)
+    held = HeldDir.open(turn.output_dir)
+    try:
+        mark_owned(held, owner="holon-agent serve")
+    finally:
+        held.close()
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(turn.output_dir / "events.ndjson", flags, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as events:
+
+        def sink(event: dict[str, Any]) -> None:
+            line = json.dumps(event, ensure_ascii=False)
+            events.write(line + "\n")
+            events.flush()
+            deliver(event)
+
+        _run(session, turn, sink)
+
+
+def _run(session: Session, turn: Turn, sink: Sink) -> None:
+    stream = TurnStream(sink, session.redact)
+    request = turn.request
+    model = request.model or session.model or session.engine.name
+    started = datetime.now(UTC)
+
+    def snapshot(status: str, **extra: Any) -> dict[str, Any]:
+        holon = {
+            "session_id": turn.session_id,
+            "turn_id": turn.turn_id,
+            "input_dir": str(turn.input_dir),
+            "output_dir": str(turn.output_dir),
+            "workspace": "isolated" if turn.isolated else "shared",
+            **extra.pop("holon", {}),
+        }
+        return response_object(
+            response_id=turn.response_id,
+            created_at=turn.created_at,
+            status=status,
+            model=model,
+            request=request,
+            output=list(stream.output),
+            holon=holon,
+            **extra,
+        )
+
+    first = snapshot("in_progress")
+    _save(session, turn, first, report_session=None, output_text="")
+    stream.lifecycle("created", first)
+    stream.lifecycle("in_progress", first)
+    decision, report = _run_pipeline(session, turn, model, stream)
+    stream.close_open_items()
+    output_text = "\n\n".join(stream.text_parts) or (report.final_text if report else "")
+    outcome = {"outcome": decision.outcome, "reason": decision.reason}
+    extra: dict[str, Any] = {
+        "completed_at": int(time.time()),
+        "usage": usage_object(report.usage) if report else None,
+        "holon": {**outcome, "manifest": str(turn.output_dir / "manifest.json")},
+    }
+    if decision.outcome == "success":
+        final = snapshot("completed", **extra)
+    elif decision.outcome == "needs_human":
+        final = snapshot("incomplete", incomplete=decision.reason, **extra)
+    else:
+        message = session.redact(decision.error or decision.reason)
+        final = snapshot("failed", error={"code": decision.reason, "message": message}, **extra)
+    engine_session = report.session_id if report else None
+    _save(session, turn, final, report_session=engine_session, output_text=output_text)
+    _write_turn_record(turn, final, decision, engine_session, started)
+    if decision.outcome == "failure":
+        stream.error(decision.reason, final["error"]["message"])
+    kind = {"completed": "completed", "incomplete": "incomplete"}.get(final["status"], "failed")
+    stream.lifecycle(kind, final)
+
+
+def _run_pipeline(
+    session: Session, turn: Turn, model: str, stream: TurnStream
+) -> tuple[Decision, Any]:
+    try:
+        if turn.isolated:
+            _copy_workspace(turn)
+        if turn.history:
+            write_atomic(turn.output_dir / "transcript.md", turn.history + "\n")
+    except OSError as exc:
+        return Decision("failure", "internal_error", f"cannot prepare the turn: {exc}"), None
+    spec = _turn_spec(session.base_spec, turn.request.input_text)
+    paths = AgentPaths(
+        input=turn.input_dir,
+        workspace=turn.workspace,
+        output=turn.output_dir,
+        state=session.paths.state,
+    )
+    options = AgentOptions(
+        engine=session.engine.name,
+        model=turn.request.model or session.model,
+        skills=session.skills,
+        resume_session=turn.resume_session,
+        home_root=session.store.session_dir(turn.session_id) / "home",
+        mode="serve",
+        plugins=session.plugins,
+        spec=spec,
+        history=turn.history,
+        instructions=turn.request.instructions or "",
+        on_event=stream.feed,
+        preflight=session.preflight,
+    )
+    result = run_turn(paths, options, session.env, turn.cancel)
+    if result is None:
+        why = f"holon-agent refused the output dir {turn.output_dir} (see its stderr)"
+        return Decision("failure", "invalid_input", why), None
+    return result.decision, result.report
+
+
+def _turn_spec(base: Spec | None, text: str) -> Spec:
+    """The serve spec with this turn's input as its goal (context files come per turn)."""
+    if base is None:
+        return Spec.model_validate(
+            {"version": "v1", "kind": "Holon", "metadata": {"name": "serve"}, "goal": text}
+        )
+    context = base.context.model_copy(update={"files": []})
+    return base.model_copy(update={"goal": text, "context": context})
+
+
+def _copy_workspace(turn: Turn) -> None:
+    """The isolated turn's own workspace: a copy of where the session's last turn left it."""
+    assert turn.workspace_source is not None
+    if turn.workspace.exists():
+        shutil.rmtree(turn.workspace)
+    turn.workspace.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(turn.workspace_source, turn.workspace, symlinks=True)
+
+
+def _save(
+    session: Session,
+    turn: Turn,
+    response: dict[str, Any],
+    *,
+    report_session: str | None,
+    output_text: str,
+) -> None:
+    session.store.save(
+        turn.response_id,
+        {
+            "response": response,
+            "session_id": turn.session_id,
+            "turn_id": turn.turn_id,
+            "previous_response_id": turn.request.previous_response_id,
+            "engine": session.engine.name,
+            "engine_session_id": report_session,
+            "input_text": turn.request.input_text,
+            "output_text": output_text,
+            "workspace": str(turn.workspace),
+            "output_dir": str(turn.output_dir),
+        },
+    )
+
+
+def _write_turn_record(
+    turn: Turn,
+    final: dict[str, Any],
+    decision: Decision,
+    engine_session: str | None,
+    started: datetime,
+) -> None:
+    continuation: dict[str, Any] = {"mode": turn.continuation}
+    if turn.continuation == "native":
+        continuation["engine_session_id"] = turn.resume_session
+    if turn.continuation == "transcript":
+        continuation |= {"turns": turn.earlier_turns, "transcript": "transcript.md"}
+    record = {
+        "session_id": turn.session_id,
+        "turn_id": turn.turn_id,
+        "response_id": turn.response_id,
+        "previous_response_id": turn.request.previous_response_id,
+        "started_at": started.isoformat(timespec="milliseconds"),
+        "ended_at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "status": final["status"],
+        "outcome": decision.outcome,
+        "reason": decision.reason,
+        "engine_session_id": engine_session,
+        "continuation": continuation,
+        "workspace": {
+            "mode": "isolated" if turn.isolated else "shared",
+            "path": str(turn.workspace),
+        },
+        "input_dir": str(turn.input_dir),
+        "output_dir": str(turn.output_dir),
+    }
+    write_atomic(turn.output_dir / "turn.json", json.dumps(record, indent=2) + "\n")
