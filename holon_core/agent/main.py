@@ -26,7 +26,8 @@ CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="holon-agent",
-        description="Run one holon task (RFC-0002) with an engine, headlessly.",
+        description="Run one holon task (RFC-0002) with an engine, headlessly. "
+        "`holon-agent serve --help`: serve mode (many turns over a Unix socket).",
         epilog="Exit codes: 0 success, 1 failure or usage error, 2 needs human.",
     )
     parser.add_argument("--version", action="version", version=f"holon-agent {__version__}")
@@ -44,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["serve"]:  # serve mode; its web stack is never imported by one-shot runs
+        from holon_core.serve.cli import serve_main
+
+        return serve_main(argv[1:])
     args = build_parser().parse_args(argv)
     env = dict(os.environ)
     flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
