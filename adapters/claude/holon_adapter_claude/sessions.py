@@ -65,4 +65,7 @@ def carry_transcript(config_dir: Path, session_id: str, cwd: Path) -> bool:
     newest = max(copies, key=lambda p: p.stat().st_mtime_ns)
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy2(newest, target / name)
+    extras = newest.parent / session_id  # the session's own files (large tool results)
+    if extras.is_dir() and not extras.is_symlink():
+        shutil.copytree(extras, target / session_id, symlinks=True, dirs_exist_ok=True)
     return True
