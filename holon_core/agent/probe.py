@@ -124,7 +124,9 @@ def probe(
     if checks[0].ok:  # the spec parsed: the variables a run would pass or refuse
         from holon_core.agent.probe_env import env_check
 
-        checks.append(env_check(_spec_data(paths.spec), engine, env, paths))
+        check, passed = env_check(_spec_data(paths.spec), engine, env, paths)
+        checks.append(check)
+        credential_names += passed  # a run redacts them like credentials; so does the probe
     failed = [c for c in checks if not c.ok]
     meta["checks"] = [c.as_dict() for c in checks]
     meta["reason"] = "ok" if not failed else "probe_failed"

@@ -26,8 +26,10 @@ def env_check(
     engine: EngineAdapter | None,
     env: Mapping[str, str],
     paths: AgentPaths,
-) -> Check:
-    """One check; skills that cannot be loaded are left to the skills check."""
+) -> tuple[Check, tuple[str, ...]]:
+    """One check, and the variables a run would pass (their values are redacted like the
+    adapter's credentials in all the probe prints). Skills that cannot be loaded are left to
+    the skills check."""
     context = spec.get("context")
     context = context if isinstance(context, dict) else {}
     raw_env = context.get("env")
@@ -40,9 +42,10 @@ def env_check(
     needed = PassEnv.collect(names, [(s.name, s.requires_env) for s in skills])
     problems += needed.missing(env)
     if problems:
-        return Check("env", False, "; ".join(problems), MISSING_HINT, reason="preflight_failed")
+        failed = Check("env", False, "; ".join(problems), MISSING_HINT, reason="preflight_failed")
+        return failed, needed.names
     passed = ", ".join(needed.names) or "none"
-    return Check("env", True, f"variables passed to the engine: {passed}")
+    return Check("env", True, f"variables passed to the engine: {passed}"), needed.names
 
 
 def _skills(
