@@ -1,7 +1,8 @@
 """SERVE-* checks: ``holon-agent serve`` with the adapter, judged from one shared session.
 
 The session (:mod:`serve_session`) is run once per adapter and cached on the target; each
-check reads the facts it needs. The wire shapes follow Open Responses (openresponses.org):
+check reads the facts it needs. Every check's name starts with ``test_serve_`` (``-k`` selects
+or leaves out the serve rows). The wire shapes follow Open Responses (openresponses.org):
 a ``response`` object, SSE events whose ``event:`` is the body's ``type``, error objects.
 """
 
@@ -58,7 +59,7 @@ def _strings(value: Any) -> list[str]:
 
 class BaseServe(CheckBase):
     @req("SERVE-001")
-    def test_health_on_a_private_socket(self, holon_target: Target) -> None:
+    def test_serve_health_on_a_private_socket(self, holon_target: Target) -> None:
         record = _session(holon_target)
         assert record.health is not None
         body = _json(record.health.body)
@@ -67,7 +68,7 @@ class BaseServe(CheckBase):
         assert record.socket_mode == 0o600, f"socket mode {oct(record.socket_mode or 0)}"
 
     @req("SERVE-002")
-    def test_plain_answer_is_one_response_object(self, holon_target: Target) -> None:
+    def test_serve_plain_answer_is_one_response_object(self, holon_target: Target) -> None:
         one = _turn(_session(holon_target), 0)
         body = _json(one.body)
         assert one.status == 200 and isinstance(body, dict), f"turn 1: {one.status} {one.text}"
@@ -83,7 +84,7 @@ class BaseServe(CheckBase):
         assert any(texts), f"no output_text in the response's output: {body.get('output')}"
 
     @req("SERVE-003")
-    def test_stream_is_open_responses_sse(self, holon_target: Target) -> None:
+    def test_serve_stream_is_open_responses_sse(self, holon_target: Target) -> None:
         two = _turn(_session(holon_target), 1)
         assert two.status == 200, f"turn 2: {two.status} {two.text[:500]}"
         assert two.headers.get("content-type", "").startswith("text/event-stream")
@@ -101,7 +102,7 @@ class BaseServe(CheckBase):
         assert "response.output_text.delta" in types, "no output_text delta was streamed"
 
     @req("SERVE-004")
-    def test_turn_dir_holds_the_record(self, holon_target: Target) -> None:
+    def test_serve_turn_dir_holds_the_record(self, holon_target: Target) -> None:
         record = _session(holon_target)
         one, two = _turn(record, 0), _turn(record, 1)
         seen = []
@@ -119,7 +120,7 @@ class BaseServe(CheckBase):
         assert seen[1]["session_id"] == seen[0]["session_id"], "turn 2 left turn 1's session"
 
     @req("SERVE-005")
-    def test_events_file_is_the_stream(self, holon_target: Target) -> None:
+    def test_serve_events_file_is_the_stream(self, holon_target: Target) -> None:
         record = _session(holon_target)
         two = _turn(record, 1)
         path = record.turn_dir(two) / "events.ndjson"
@@ -131,7 +132,7 @@ class BaseServe(CheckBase):
         )
 
     @req("SERVE-006")
-    def test_previous_response_id_continues_the_session(self, holon_target: Target) -> None:
+    def test_serve_previous_response_id_continues_the_session(self, holon_target: Target) -> None:
         record = _session(holon_target)
         one, two = _turn(record, 0), _turn(record, 1)
         if holon_target.adapter.model_api is not None:
@@ -148,14 +149,14 @@ class BaseServe(CheckBase):
         )
 
     @req("SERVE-007")
-    def test_unknown_previous_response_is_404(self, holon_target: Target) -> None:
+    def test_serve_unknown_previous_response_is_404(self, holon_target: Target) -> None:
         reply = _session(holon_target).unknown_previous
         assert reply is not None, "the session ended before the unknown-id request"
         assert reply.status == 404, f"unknown previous_response_id: HTTP {reply.status}"
         assert _error_object(_json(reply.body)), f"not an error object: {reply.body[:300]!r}"
 
     @req("SERVE-008")
-    def test_turns_are_serial(self, holon_target: Target) -> None:
+    def test_serve_turns_are_serial(self, holon_target: Target) -> None:
         record = _session(holon_target)
         _turn(record, 2)
         if record.busy_waited:
@@ -166,7 +167,7 @@ class BaseServe(CheckBase):
         assert _error_object(_json(busy.body)), f"not an error object: {busy.body[:300]!r}"
 
     @req("SERVE-009")
-    def test_cancel_records_a_cancelled_turn(self, holon_target: Target) -> None:
+    def test_serve_cancel_records_a_cancelled_turn(self, holon_target: Target) -> None:
         record = _session(holon_target)
         three = _turn(record, 2)
         assert record.cancel is not None and record.cancel.status == 200, (
@@ -181,7 +182,7 @@ class BaseServe(CheckBase):
         assert reason == "cancelled", f"cancelled turn recorded {data.get('outcome')}/{reason}"
 
     @req("SERVE-010")
-    def test_shutdown_exits_cleanly(self, holon_target: Target) -> None:
+    def test_serve_shutdown_exits_cleanly(self, holon_target: Target) -> None:
         record = _session(holon_target)
         assert record.shutdown is not None, f"/shutdown was never reached\n{record.describe()}"
         assert record.shutdown.status in (200, 202), f"/shutdown: HTTP {record.shutdown.status}"
