@@ -1,0 +1,154 @@
+"""A real ``holon-agent serve`` process (replay engine) on a Unix socket in a tmp dir."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonschema
+import pytest
+import yaml
+
+from holon_core.serve.client import ServeClient, start_server
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = ROOT / "schemas" / "openresponses" / "openapi.json"
+
+
+@dataclass
+class Serve:
+    """A running server and the dirs it was given."""
+
+    root: Path
+    socket: Path
+    process: subprocess.Popen[bytes]
+    client: ServeClient
+
+    @property
+    def input(self) -> Path:
+        return self.root / "input"
+
+    @property
+    def output(self) -> Path:
+        return self.root / "output"
+
+    @property
+    def workspace(self) -> Path:
+        return self.root / "workspace"
+
+    def script(self, turn_id: str, steps: list[dict[str, Any]]) -> None:
+        """The replay script of one turn, in the turn's own input dir."""
+        context = self.input / "turns" / turn_id / "context"
+        context.mkdir(parents=True)
+        (context / "replay.yaml").write_text(yaml.safe_dump(steps))
+
+    def turn_dir(self, turn_id: str) -> Path:
+        return self.output / "turns" / turn_id
+
+    def raw(self) -> httpx.Client:
+        return httpx.Client(
+            transport=httpx.HTTPTransport(uds=str(self.socket)), base_url="http://holon"
+        )
+
+    def stop(self) -> int:
+        """POST /shutdown and wait; the exit code."""
+        self.client.shutdown()
+        code = self.process.wait(timeout=60)
+        self.client.close()
+        return code
+
+
+def start(root: Path, *extra: str) -> Serve:
+    for name in ("input", "output", "workspace", "state"):
+        (root / name).mkdir(parents=True, exist_ok=True)
+    socket = root / "ipc" / "agent.sock"
+    args = ["--engine", "replay"]
+    for name in ("input", "output", "workspace", "state"):
+        args += [f"--{name}", str(root / name)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOLON_")}
+    process = start_server(socket, [*args, *extra], env=env, stderr=subprocess.DEVNULL)
+    return Serve(root, socket, process, ServeClient(socket))
+
+
+def stop_quietly(serve: Serve) -> None:
+    if serve.process.poll() is None:
+        os.killpg(serve.process.pid, signal.SIGKILL)
+        serve.process.wait()
+    serve.client.close()
+
+
+@pytest.fixture(scope="module")
+def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
+    """One server per test module: starting one costs more than a replay turn."""
+    server = start(tmp_path_factory.mktemp("serve"))
+    (server.workspace / "README.md").write_text("hello\n")
+    yield server
+    stop_quietly(server)
+
+
+@pytest.fixture(scope="session")
+def open_responses() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(SCHEMA.read_text())
+    return schema
+
+
+def _validator(doc: dict[str, Any], name: str) -> jsonschema.protocols.Validator:
+    """Upstream's schema for ``name``, with the extensions the spec allows: items whose type
+    is prefixed with an implementor slug (``holon:...``) and have an id and a status."""
+    doc = json.loads(json.dumps(doc))
+    schemas = doc["components"]["schemas"]
+    schemas["ItemField"]["oneOf"].append(
+        {
+            "type": "object",
+            "required": ["id", "type", "status"],
+            "properties": {"type": {"type": "string", "pattern": "^holon:"}},
+        }
+    )
+    schema = {**schemas[name], "components": doc["components"]}
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+STREAM_EVENTS = {
+    "response.created": "ResponseCreatedStreamingEvent",
+    "response.in_progress": "ResponseInProgressStreamingEvent",
+    "response.completed": "ResponseCompletedStreamingEvent",
+    "response.failed": "ResponseFailedStreamingEvent",
+    "response.incomplete": "ResponseIncompleteStreamingEvent",
+    "response.output_item.added": "ResponseOutputItemAddedStreamingEvent",
+    "response.output_item.done": "ResponseOutputItemDoneStreamingEvent",
+    "response.content_part.added": "ResponseContentPartAddedStreamingEvent",
+    "response.content_part.done": "ResponseContentPartDoneStreamingEvent",
+    "response.output_text.delta": "ResponseOutputTextDeltaStreamingEvent",
+    "response.output_text.done": "ResponseOutputTextDoneStreamingEvent",
+    "error": "ErrorStreamingEvent",
+}
+
+
+@pytest.fixture(scope="session")
+def check_open_responses(open_responses):
+    """Validate a response object or a list of stream events against the vendored schema."""
+    validators = {name: _validator(open_responses, name) for name in STREAM_EVENTS.values()}
+    response = _validator(open_responses, "ResponseResource")
+
+    def check(response_or_events: dict[str, Any] | list[dict[str, Any]]) -> None:
+        if isinstance(response_or_events, dict):
+            response.validate(response_or_events)
+            return
+        numbers = [e["sequence_number"] for e in response_or_events]
+        assert numbers == list(range(1, len(numbers) + 1)), numbers
+        for event in response_or_events:
+            name = STREAM_EVENTS.get(event["type"])
+            if name is None:  # an extension event: slug-prefixed, numbered
+                assert event["type"].startswith("holon:"), event
+                continue
+            validators[name].validate(event)
+
+    return check
