@@ -160,12 +160,16 @@ def serve(
 ) -> int:
     """Run the server until shutdown; 0 after a clean stop, 1 when it cannot start."""
     path = socket_path(socket_flag, env)
-    try:
+    sock = None
+    try:  # the socket first: a clash with a live server is reported before any loading
+        sock = bind_socket(path)
         session = load_session(
             paths, env, engine=engine, model=model, skills=skills or [], isolate=isolate
         )
-        sock = bind_socket(path)
     except HolonError as exc:
+        if sock is not None:
+            sock.close()
+            path.unlink()
         print(f"holon-agent serve: error: {exc.message}", file=sys.stderr)
         if exc.hint:
             print(f"holon-agent serve: fix: {exc.hint}", file=sys.stderr)
