@@ -191,3 +191,23 @@ def test_a_used_turn_id_is_refused(serve):
     thread.start()
     thread.join(60)
     assert errors and errors[0].status == 409 and errors[0].error["code"] == "turn_exists"
+
+
+def test_isolated_turns_work_on_copies_and_leave_the_workspace_alone(serve):
+    before = sorted(p.name for p in serve.workspace.iterdir())
+    serve.script("iso1", [{"write": {"path": "iso.txt", "content": "1\n"}}])
+    serve.script("iso2", [{"run": "cat iso.txt"}, {"write": {"path": "iso2.txt", "content": "2"}}])
+    first = serve.client.create("one", holon={"turn_id": "iso1", "workspace": "isolated"})
+    second = serve.client.create(
+        "two",
+        previous_response_id=first["id"],
+        holon={"turn_id": "iso2", "workspace": "isolated"},
+    )
+    assert sorted(p.name for p in serve.workspace.iterdir()) == before
+    assert second["output"][0]["status"] == "completed"  # iso.txt was there: a copy of turn 1's
+    assert second["output"][0]["output"].strip() == "1"
+    patch = (serve.turn_dir("iso2") / "diff.patch").read_text()
+    assert "b/iso2.txt" in patch and "b/iso.txt" not in patch
+    record = json.loads((serve.turn_dir("iso2") / "turn.json").read_text())
+    assert record["workspace"]["mode"] == "isolated"
+    assert record["workspace"]["path"] != str(serve.workspace)
