@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from holon_core.quoting import clip
 from holon_core.redact import looks_like_secret
 
 #: What the engine is told about the run's directories (RFC-0003 section 4).
@@ -22,15 +23,36 @@ DIR_VARIABLES = ("HOLON_INPUT_DIR", "HOLON_WORKSPACE_DIR", "HOLON_OUTPUT_DIR")
 NAME_RULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: Names the engine's environment is built from; a spec may neither set nor pass them.
 RESERVED = frozenset({"PATH", "HOME", "TMPDIR"})
+#: A ``context.env`` name ending in one of these (``GITHUB_TOKEN``, ``API_KEY``) holds a secret.
+SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS")
 PASS_ENV_OWNER = "context.pass_env"
 
 
+def holon_owned(name: str) -> bool:
+    """True for a name holon itself sets in the engine's environment."""
+    return name.startswith("HOLON_") or name in RESERVED
+
+
+def secret_named(name: str) -> bool:
+    """True for a name that says it holds a secret (``API_KEY``, ``GITHUB_TOKEN``...)."""
+    upper = name.upper()
+    return any(upper == word or upper.endswith("_" + word) for word in SECRET_WORDS)
+
+
 def context_env_problems(env: Mapping[str, object], owned: Iterable[str] = ()) -> list[str]:
-    """Why ``context.env`` cannot be used as written (empty when it can)."""
+    """Why ``context.env`` cannot be used as written (empty when it can).
+
+    A message names the variable, never its value (the value may be the secret).
+    """
     taken = set(owned)
     problems = []
     for name, value in env.items():
-        if isinstance(value, str) and looks_like_secret(value):
+        if not NAME_RULE.match(name):
+            problems.append(
+                f"context.env: {clip(name, 60)} is not a variable name "
+                "(letters, digits and underscores, not starting with a digit)"
+            )
+        elif isinstance(value, str) and looks_like_secret(value):
             problems.append(
                 f"context.env.{name} looks like a credential; secrets must not be in the spec "
                 f"(RFC-0002 3.1): remove it and list {name} in context.pass_env instead, "
@@ -42,6 +64,12 @@ def context_env_problems(env: Mapping[str, object], owned: Iterable[str] = ()) -
             problems.append(
                 f"context.env.{name} is the engine adapter's own variable; export it where "
                 "holon runs instead of writing it into the spec"
+            )
+        elif secret_named(name) and value:
+            problems.append(
+                f"context.env.{name} is named like a secret; secrets must not be in the spec "
+                f"(RFC-0002 3.1): remove it and list {name} in context.pass_env instead, "
+                "then export it where holon runs"
             )
     return problems
 
@@ -80,13 +108,45 @@ class PassEnv:
     def names(self) -> tuple[str, ...]:
         return tuple(self.owners)
 
+    def problems(self, env: Mapping[str, str]) -> list[str]:
+        """Why the run cannot pass these variables: one message per name, naming who needs it.
+
+        A skill may not ask for a name holon sets (``HOME``, ``HOLON_*``...): passing the
+        caller's value would undo the run-local home or the run's directories. A name
+        ``context.pass_env`` may not use is reported by :func:`pass_env_problems`.
+        """
+        found = []
+        for name, owners in self.owners.items():
+            who = " and ".join(owners)
+            skills = [owner for owner in owners if owner != PASS_ENV_OWNER]
+            if not NAME_RULE.match(name):
+                continue  # only context.pass_env can hold one: pass_env_problems says so
+            if holon_owned(name):
+                if skills:
+                    found.append(
+                        f"{' and '.join(skills)} requires {name}, which holon sets itself for "
+                        "the engine; remove it from the skill's requires.env"
+                    )
+            elif name not in env:
+                found.append(f"{who} requires {name}, which is not set")
+            elif not env[name]:
+                found.append(f"{who} requires {name}, which is set but empty")
+        return found
+
     def missing(self, env: Mapping[str, str]) -> list[str]:
-        """One message per unset (or empty) variable, naming who requires it."""
+        """Only the names whose value is absent or empty."""
         return [
-            f"{' and '.join(owners)} requires {name}, which is not set"
-            for name, owners in self.owners.items()
-            if not env.get(name)
+            name
+            for name in self.owners
+            if not env.get(name) and NAME_RULE.match(name) and not holon_owned(name)
         ]
 
-
-MISSING_HINT = "export each variable named before running holon (holon run forwards it)"
+    def hint(self, env: Mapping[str, str]) -> str:
+        """What to do next: export the missing variables (by name), or fix who asks for them."""
+        missing = self.missing(env)
+        if not missing:
+            return "change the spec or the skill as the message says"
+        return (
+            f"export {', '.join(missing)} where holon runs; holon run and holon-agent pass "
+            "each to the engine and redact its value from everything holon writes"
+        )

@@ -124,7 +124,7 @@ def probe(
     if checks[0].ok:  # the spec parsed: the variables a run would pass or refuse
         from holon_core.agent.probe_env import env_check
 
-        check, passed = env_check(_spec_data(paths.spec), engine, env, paths)
+        check, passed = env_check(_spec_data(paths.spec), engine, env, paths, skills or [])
         checks.append(check)
         credential_names += passed  # a run redacts them like credentials; so does the probe
     failed = [c for c in checks if not c.ok]

@@ -7,12 +7,12 @@ free of pydantic): ``context.env`` without credentials or names holon and the ad
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from holon_core.checks import Check
-from holon_core.env_rules import MISSING_HINT, PassEnv, context_env_problems, pass_env_problems
+from holon_core.env_rules import PassEnv, context_env_problems, pass_env_problems
 from holon_core.errors import HolonError
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ def env_check(
     engine: EngineAdapter | None,
     env: Mapping[str, str],
     paths: AgentPaths,
+    flags: Sequence[Path] = (),
 ) -> tuple[Check, tuple[str, ...]]:
     """One check, and the variables a run would pass (their values are redacted like the
     adapter's credentials in all the probe prints). Skills that cannot be loaded are left to
@@ -38,11 +39,12 @@ def env_check(
     names = [str(n) for n in raw_pass] if isinstance(raw_pass, list) else []
     owned = (*engine.credential_env, *engine.passthrough_env) if engine is not None else ()
     problems = context_env_problems(settings, owned) + pass_env_problems(names)
-    skills = _skills(spec, engine, env, paths)
+    skills = _skills(spec, engine, env, paths, flags)
     needed = PassEnv.collect(names, [(s.name, s.requires_env) for s in skills])
-    problems += needed.missing(env)
+    problems += needed.problems(env)
     if problems:
-        failed = Check("env", False, "; ".join(problems), MISSING_HINT, reason="preflight_failed")
+        hint = needed.hint(env)
+        failed = Check("env", False, "; ".join(problems), hint, reason="preflight_failed")
         return failed, needed.names
     passed = ", ".join(needed.names) or "none"
     return Check("env", True, f"variables passed to the engine: {passed}"), needed.names
@@ -53,8 +55,10 @@ def _skills(
     engine: EngineAdapter | None,
     env: Mapping[str, str],
     paths: AgentPaths,
+    flags: Sequence[Path],
 ) -> list[ResolvedSkill]:
-    """The skills a run would use (resolved layers plus the engine's workspace folders)."""
+    """The skills a run would use (resolved layers and ``--skill``, plus the engine's
+    workspace folders)."""
     from holon_core.agent.native_skills import find_native_skills
     from holon_core.skill_layers import resolve
 
@@ -63,7 +67,7 @@ def _skills(
     refs = [str(r) for r in refs] if isinstance(refs, list) else []
     workspace: Path = paths.workspace
     try:
-        skills = resolve(refs, [], paths.input, workspace=workspace, env=env).skills
+        skills = resolve(refs, flags, paths.input, workspace=workspace, env=env).skills
     except (HolonError, OSError):
         return []
     if engine is None:

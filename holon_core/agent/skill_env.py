@@ -13,7 +13,7 @@ from holon_core.adapter import RunContext
 from holon_core.agent.native_skills import find_native_skills, skills_policy
 from holon_core.agent.preflight import PreflightFailed
 from holon_core.agent.state import RunState
-from holon_core.env_rules import MISSING_HINT, PassEnv, context_env_problems
+from holon_core.env_rules import PassEnv, context_env_problems
 from holon_core.redact import Redactor, secret_values
 
 
@@ -31,9 +31,10 @@ def settle_skill_env(run: RunState, context: RunContext) -> None:
         spec.context.pass_env,
         [(s.name, s.requires_env) for s in (*context.skills, *(s for _, s in native))],
     )
-    problems = context_env_problems(spec.context.env, owned) + needed.missing(run.env)
+    problems = context_env_problems(spec.context.env, owned) + needed.problems(run.env)
     if problems:
-        raise PreflightFailed("preflight failed: " + "; ".join(problems), hint=MISSING_HINT)
+        hint = needed.hint(run.env)
+        raise PreflightFailed("preflight failed: " + "; ".join(problems), hint=hint)
     if needed.names:
         run.log.info("pass_env", names=list(needed.names))
     context.pass_env = needed.names
