@@ -23,6 +23,7 @@ from holon_conformance.suite.base import (
     ConformanceSuite,
 )
 from holon_conformance.suite.registry import Registry, Requirement, load_registry
+from holon_conformance.suite.serve_checks import BaseServe
 
 __all__ = [
     "BaseArtifacts",
@@ -33,6 +34,7 @@ __all__ = [
     "BasePatch",
     "BaseProbe",
     "BaseProcessHygiene",
+    "BaseServe",
     "ConformanceSuite",
     "Registry",
     "Requirement",

@@ -24,6 +24,7 @@ from holon_conformance.suite.harness import PLANTED_SECRETS, RunRecord, Target
 from holon_conformance.suite.hermetic import BaseHermetic
 from holon_conformance.suite.marks import CheckBase as _Base
 from holon_conformance.suite.marks import cap, req
+from holon_conformance.suite.serve_checks import BaseServe
 
 #: Runs that execute the task (the probe cases do not start the engine).
 TASK_CASES = ("success", "success-pty", "failure", "missing-artifact", "needs-human")
@@ -341,5 +342,6 @@ class ConformanceSuite(
     BaseArtifacts,
     BaseProcessHygiene,
     BaseHermetic,
+    BaseServe,
 ):
     """Every check; subclass as ``TestX(ConformanceSuite)`` with ``adapter_name = "x"``."""
