@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "skills": "holon_core.cli.skills_cmd",
     "batch": "holon_core.cli.batch_cmd",
     "solve": "holon_core.cli.solve_cmd",
+    "chat": "holon_core.cli.chat_cmd",
 }
 
 
