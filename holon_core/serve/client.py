@@ -132,6 +132,7 @@ def start_server(
         serve_command(socket, args),
         env=dict(env) if env is not None else None,
         stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,  # a detached server must not hold its starter's stdout
         stderr=stderr if stderr is not None else subprocess.PIPE,
         start_new_session=True,
     )
