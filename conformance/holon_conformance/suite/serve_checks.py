@@ -104,9 +104,9 @@ class BaseServe(CheckBase):
     @req("SERVE-004")
     def test_serve_turn_dir_holds_the_record(self, holon_target: Target) -> None:
         record = _session(holon_target)
-        one, two = _turn(record, 0), _turn(record, 1)
+        one, two, three = _turn(record, 0), _turn(record, 1), _turn(record, 2)
         seen = []
-        for turn in (one, two):
+        for turn in (one, two, three):
             folder = record.turn_dir(turn)
             for name in ("manifest.json", "diff.patch", "summary.md", "evidence", "turn.json"):
                 assert (folder / name).exists(), f"{folder} has no {name}"
@@ -117,7 +117,8 @@ class BaseServe(CheckBase):
             assert all(key in data for data in seen), f"turn.json lacks {key}: {seen}"
         assert seen[0]["response_id"] == one.response.get("id")
         assert seen[1]["previous_response_id"] == seen[0]["response_id"]
-        assert seen[1]["session_id"] == seen[0]["session_id"], "turn 2 left turn 1's session"
+        assert seen[2]["previous_response_id"] == seen[1]["response_id"]
+        assert len({data["session_id"] for data in seen}) == 1, "a turn left the session"
 
     @req("SERVE-005")
     def test_serve_events_file_is_the_stream(self, holon_target: Target) -> None:
@@ -134,19 +135,22 @@ class BaseServe(CheckBase):
     @req("SERVE-006")
     def test_serve_previous_response_id_continues_the_session(self, holon_target: Target) -> None:
         record = _session(holon_target)
-        one, two = _turn(record, 0), _turn(record, 1)
+        turns = [_turn(record, index) for index in range(3)]
         if holon_target.adapter.model_api is not None:
-            shown_one = "\n".join(one.model_requests)
-            shown_two = "\n".join(two.model_requests)
+            shown = ["\n".join(turn.model_requests) for turn in turns]
             where = "the model requests"
         else:  # an offline engine: its replay script shows the prompt it was given
-            shown_one, shown_two, where = one.text, two.text, "the engine's output"
-        assert MARKS[1] not in shown_one, "turn 1 already saw turn 2's input"
-        assert MARKS[1] in shown_two, f"turn 2's input never reached the engine ({where})"
-        assert MARKS[0] in shown_two, (
-            f"turn 2 continued turn 1 (previous_response_id) but {where} of turn 2 do not "
-            "carry turn 1's conversation"
-        )
+            shown, where = [turn.text for turn in turns], "the engine's output"
+        assert MARKS[1] not in shown[0], "turn 1 already saw turn 2's input"
+        for index in (1, 2):
+            assert MARKS[index] in shown[index], (
+                f"turn {index + 1}'s input never reached the engine ({where})"
+            )
+            missing = [mark for mark in MARKS[:index] if mark not in shown[index]]
+            assert not missing, (
+                f"turn {index + 1} continued the session (previous_response_id) but {where} "
+                f"of turn {index + 1} do not carry the earlier turns' inputs {missing}"
+            )
 
     @req("SERVE-007")
     def test_serve_unknown_previous_response_is_404(self, holon_target: Target) -> None:
@@ -158,24 +162,24 @@ class BaseServe(CheckBase):
     @req("SERVE-008")
     def test_serve_turns_are_serial(self, holon_target: Target) -> None:
         record = _session(holon_target)
-        _turn(record, 2)
+        _turn(record, 3)
         if record.busy_waited:
             return  # it waited for the turn in flight: serial by waiting
         busy = record.busy
-        assert busy is not None, "no second request was made while turn 3 ran"
+        assert busy is not None, "no second request was made while turn 4 ran"
         assert busy.status == 409, f"a request during a turn got HTTP {busy.status}"
         assert _error_object(_json(busy.body)), f"not an error object: {busy.body[:300]!r}"
 
     @req("SERVE-009")
     def test_serve_cancel_records_a_cancelled_turn(self, holon_target: Target) -> None:
         record = _session(holon_target)
-        three = _turn(record, 2)
+        hanging = _turn(record, 3)
         assert record.cancel is not None and record.cancel.status == 200, (
             f"cancel answered {record.cancel and record.cancel.status}"
         )
-        types = [e.data.get("type") for e in three.events if isinstance(e.data, dict)]
-        assert types and types[-1] in TERMINAL, f"turn 3's stream ended with {types[-1:]}"
-        manifest = record.turn_dir(three) / "manifest.json"
+        types = [e.data.get("type") for e in hanging.events if isinstance(e.data, dict)]
+        assert types and types[-1] in TERMINAL, f"turn 4's stream ended with {types[-1:]}"
+        manifest = record.turn_dir(hanging) / "manifest.json"
         assert manifest.is_file(), f"the cancelled turn left no {manifest}"
         data = json.loads(manifest.read_text("utf-8"))
         reason = data.get("metadata", {}).get("reason")

@@ -1,9 +1,10 @@
 """One scripted ``holon-agent serve`` session per adapter, shared by every SERVE check.
 
 The session, driven from outside over the Unix socket: wait for ``/health``; turn 1 (plain
-JSON answer); turn 2 continuing turn 1 through ``previous_response_id`` (streamed); an unknown
-``previous_response_id``; turn 3, which hangs (a silent model, or a sleeping replay script),
-meets a second request while in flight and is cancelled; then ``/shutdown``. Everything seen
+JSON answer); turn 2 continuing turn 1 through ``previous_response_id`` (streamed); turn 3
+continuing turn 2 (plain); an unknown ``previous_response_id``; turn 4, which hangs (a silent
+model, or a sleeping replay script), meets a second request while in flight and is
+cancelled; then ``/shutdown``. Everything seen
 is kept in a :class:`ServeRecord`: statuses, bodies, the raw streams, the model requests of
 each turn and what was left behind (socket, processes).
 """
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 RESPONSES = "/v1/responses"
 #: Words each turn's input carries; a continued turn's engine must be shown the earlier ones.
-MARKS = ("SERVE-MARK-ONE", "SERVE-MARK-TWO", "SERVE-MARK-THREE")
+MARKS = ("SERVE-MARK-ONE", "SERVE-MARK-TWO", "SERVE-MARK-THREE", "SERVE-MARK-FOUR")
 START_TIMEOUT = 60.0
 TURN_TIMEOUT = 150.0
 #: How long the in-flight probe waits before counting the second request as "waiting".
@@ -93,7 +94,7 @@ class ServeRecord:
     health: uds_http.Reply | None = None
     turns: list[Turn] = field(default_factory=list)
     unknown_previous: uds_http.Reply | None = None
-    #: The second request made while turn 3 ran: its reply, or None when it waited.
+    #: The second request made while turn 4 ran: its reply, or None when it waited.
     busy: uds_http.Reply | None = None
     busy_waited: bool = False
     cancel: uds_http.Reply | None = None
@@ -179,6 +180,12 @@ def _drive(
     two = _turn(provider, lambda: uds_http.stream(path, RESPONSES, two_body, lambda _l: None))
     two.events = uds_http.parse_sse(two.text)
     record.turns.append(two)
+    second_id = two.response.get("id")
+    assert two.status == 200 and isinstance(second_id, str), f"turn 2 failed: {two.text[:500]}"
+    three_body = _body(2, previous=second_id)
+    record.turns.append(
+        _turn(provider, lambda: uds_http.request(path, "POST", RESPONSES, three_body))
+    )
     unknown = _body(1, previous="resp_holonconformanceunknown0000")
     record.unknown_previous = uds_http.request(path, "POST", RESPONSES, unknown, timeout=30)
     _hanging_turn(record, provider, replay)
@@ -186,7 +193,7 @@ def _drive(
 
 
 def _hanging_turn(record: ServeRecord, provider: ScriptedProvider, replay: Path) -> None:
-    """Turn 3: it hangs; a second request arrives meanwhile; then it is cancelled."""
+    """Turn 4: it hangs; a second request arrives meanwhile; then it is cancelled."""
     from holon_conformance.provider import parse_scenario
 
     path = str(record.socket)
@@ -201,17 +208,17 @@ def _hanging_turn(record: ServeRecord, provider: ScriptedProvider, replay: Path)
             created.set()
 
     result: list[uds_http.Reply] = []
-    body = _body(2, previous=str(record.turns[-1].response.get("id")), stream=True)
+    body = _body(3, previous=str(record.turns[-1].response.get("id")), stream=True)
     worker = threading.Thread(
         target=lambda: result.append(uds_http.stream(path, RESPONSES, body, on_line)),
-        name="serve-turn-3",
+        name="serve-turn-4",
         daemon=True,
     )
     worker.start()
-    assert created.wait(60), "turn 3 never sent response.created"
+    assert created.wait(60), "turn 4 never sent response.created"
     time.sleep(1.0)  # the engine is started and waits on the silent model
     events = uds_http.parse_sse("\n".join(lines) + "\n\n")
-    third_id = next(
+    hanging_id = next(
         (e.data["response"]["id"] for e in events if e.event == "response.created"), None
     )
     try:
@@ -220,15 +227,17 @@ def _hanging_turn(record: ServeRecord, provider: ScriptedProvider, replay: Path)
         )
     except TimeoutError:
         record.busy_waited = True
-    record.cancel = uds_http.request(path, "POST", f"{RESPONSES}/{third_id}/cancel", {}, timeout=60)
+    record.cancel = uds_http.request(
+        path, "POST", f"{RESPONSES}/{hanging_id}/cancel", {}, timeout=60
+    )
     worker.join(TURN_TIMEOUT)
     # A second request that waited runs next: give it (and any later turn) a quick answer.
     provider.set_scenario(parse_scenario({"turns": _FINAL}, "serve-final"))
     replay.write_text(yaml.safe_dump(_REPLAY_SHOW), "utf-8")
-    assert result, "turn 3's stream did not end after the cancel"
-    three = Turn(result[0].status, result[0].body, result[0].headers)
-    three.events = uds_http.parse_sse(three.text)
-    record.turns.append(three)
+    assert result, "turn 4's stream did not end after the cancel"
+    hanging = Turn(result[0].status, result[0].body, result[0].headers)
+    hanging.events = uds_http.parse_sse(hanging.text)
+    record.turns.append(hanging)
 
 
 def _turn(provider: ScriptedProvider, send: Any) -> Turn:
