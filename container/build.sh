@@ -50,4 +50,6 @@ build=(podman build --quiet --file "$here/Containerfile" --build-arg "BASE=$base
     --build-arg "ENGINES=$engines" --label "org.opencontainers.image.title=holon-agent")
 "${build[@]}" --target agent --tag "$tag" "$context" >/dev/null
 [ "$test_image" = 0 ] || "${build[@]}" --target test --tag "$tag-test" "$context" >/dev/null
+# The images these tags pointed to before are left untagged: remove them (ours only, by label).
+podman image prune --force --filter label=org.opencontainers.image.title=holon-agent >/dev/null
 podman image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -F "${tag%%:*}" || true
