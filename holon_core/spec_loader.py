@@ -55,7 +55,7 @@ def _describe(exc: ValidationError, path: Path, node: yaml.Node | None) -> str:
     for error in exc.errors():
         loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
         field = _dotted(loc) or "(root)"
-        message = error["msg"]
+        message = error["msg"].removeprefix("Value error, ")  # our own rule's sentence
         if loc == ("version",):
             message = f"unsupported version; expected one of {', '.join(SUPPORTED_VERSIONS)}"
         elif loc == ("kind",):

@@ -79,7 +79,8 @@ def test_secret_named_context_env_fails_the_run_without_writing_the_value(tmp_pa
     result = run_agent(task)
     assert result.exit_code == 1 and result.manifest is not None
     assert result.manifest["metadata"]["reason"] == "invalid_spec"
-    assert "context.env.DEPLOY_TOKEN is named like a secret" in result.manifest["error"]
+    error = result.manifest["error"]
+    assert "field 'context.env': context.env.DEPLOY_TOKEN is named like a secret" in error
     assert PLAIN_SECRET not in result.stdout + result.stderr
     for path in task.output.rglob("*"):
         if path.is_file():
