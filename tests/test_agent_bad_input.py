@@ -337,7 +337,10 @@ def test_engine_manifest_that_is_huge_is_ignored(tmp_path, assert_valid_manifest
 
 def test_engine_manifest_artifacts_escaping_the_output_are_dropped(tmp_path, assert_valid_manifest):
     declared = ["../../etc/passwd", "/etc/passwd", "a/../../x", "", "report.md", {"path": "../y"}]
-    task = _engine_manifest(tmp_path, json.dumps({"artifacts": declared, "kept": 1}))
+    write = {"write": {"path": "{output}/manifest.json", "content": json.dumps(
+        {"artifacts": declared, "kept": 1})}}  # fmt: skip
+    report = {"write": {"path": "{output}/report.md", "content": "x"}}  # listed: it exists
+    task = make_task(tmp_path, replay=[write, report, {"say": "done"}])
     result = run_agent(task)
     assert result.exit_code == 0, result.stderr
     manifest = assert_valid_manifest(result.manifest)
