@@ -84,6 +84,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     parser.add_argument("--memory", help="container memory limit, e.g. 2g")
     parser.add_argument("--cpus", help="container CPU limit, e.g. 1.5")
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="run the task as one turn of holon-agent serve (started, given one turn, stopped)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -125,6 +130,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
             timeout=timeout,
             progress=not args.quiet,
             container=_container(args),
+            serve=args.serve,
         )
         result = run_task(options, env=_agent_settings(args), stops=stops)
     except (HolonError, RunCancelled) as exc:

@@ -56,6 +56,7 @@ class RunOptions:
     timeout: float | None = None
     progress: bool = True
     container: ContainerOptions | None = None  # run holon-agent in a container (container.py)
+    serve: bool = False  # the one turn through `holon-agent serve --once` (serve/once.py)
 
 
 def run_task(
@@ -275,6 +276,8 @@ def _launch(
     container: Container | None = None,
 ) -> AgentExit:
     argv = agent_command(env) if container is None else []
+    if options.serve:
+        argv += ["serve", "--once"]
     argv += ["--input", str(layout.input), "--workspace", str(layout.snapshot)]
     argv += ["--output", str(layout.output), "--state", str(layout.state)]
     if options.engine:
