@@ -34,12 +34,23 @@ def serve_main(argv: Sequence[str]) -> int:
         help="run each turn in its own copy of the workspace under the state dir "
         '(a request may choose with holon.workspace: "shared" or "isolated")',
     )
+    parser.add_argument(
+        "--once",
+        action="store_true",
+        help="one-shot through serve: start a server, run the task in --input as one turn "
+        "writing to --output, stop it; exit code as holon-agent",
+    )
     args = parser.parse_args(argv)
     env = dict(os.environ)
     flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
     flags["state"] = args.state
     paths = resolve_paths(flags, env)
 
+    skills = [Path(s).expanduser() for s in args.skill]
+    if args.once:
+        from holon_core.serve.once import run_once
+
+        return run_once(paths, env, engine=args.engine, model=args.model, skills=skills)
     from holon_core.process_tree import become_subreaper
     from holon_core.serve.server import serve
 
@@ -50,6 +61,6 @@ def serve_main(argv: Sequence[str]) -> int:
         socket_flag=args.socket,
         engine=args.engine,
         model=args.model,
-        skills=[Path(s).expanduser() for s in args.skill],
+        skills=skills,
         isolate=args.isolate,
     )

@@ -245,7 +245,8 @@ def _run_pipeline(
             write_atomic(turn.output_dir / "transcript.md", turn.history + "\n")
     except OSError as exc:
         return Decision("failure", "internal_error", f"cannot prepare the turn: {exc}"), None
-    spec = _turn_spec(session.base_spec, turn.request.input_text)
+    whole_input = turn.input_dir == session.paths.input.resolve()
+    spec = _turn_spec(session.base_spec, turn.request.input_text, keep_context=whole_input)
     paths = AgentPaths(
         input=turn.input_dir,
         workspace=turn.workspace,
@@ -273,12 +274,18 @@ def _run_pipeline(
     return result.decision, result.report
 
 
-def _turn_spec(base: Spec | None, text: str) -> Spec:
-    """The serve spec with this turn's input as its goal (context files come per turn)."""
+def _turn_spec(base: Spec | None, text: str, *, keep_context: bool = False) -> Spec:
+    """The serve spec with this turn's input as its goal.
+
+    A turn reading its own input dir gets its context from that dir, so the spec's named
+    context files are dropped; a turn given the whole input dir (``serve --once``) keeps them.
+    """
     if base is None:
         return Spec.model_validate(
             {"version": "v1", "kind": "Holon", "metadata": {"name": "serve"}, "goal": text}
         )
+    if keep_context:
+        return base.model_copy(update={"goal": text})
     context = base.context.model_copy(update={"files": []})
     return base.model_copy(update={"goal": text, "context": context})
 
