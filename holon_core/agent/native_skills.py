@@ -54,6 +54,12 @@ def find_native_skills(
                     f"workspace skill {where} is a symlink",
                     hint="holon validates the engine's own skill folders; use a real directory",
                 )
+            if (child / "SKILL.md").is_symlink():  # load_skill would call it missing
+                raise SkillError(
+                    f"workspace skill {where}: its SKILL.md is a symlink (the engine would "
+                    "follow it, possibly out of the workspace)",
+                    hint="make SKILL.md a regular file inside the skill's folder",
+                )
             try:
                 skill = load_skill(child, "workspace")
             except SkillError as exc:

@@ -63,3 +63,12 @@ def test_a_folder_that_leads_out_of_the_workspace_is_refused(tmp_path: Path) -> 
     with pytest.raises(SkillError) as refused:
         find_native_skills(ws, (".agents/skills",), [])
     assert ".agents/skills in the workspace leads out of it" in refused.value.message
+
+
+def test_a_skill_md_that_is_a_symlink_is_named_as_one(tmp_path: Path) -> None:
+    (tmp_path / "outside.md").write_text("---\nname: x\ndescription: d\n---\n", "utf-8")
+    (tmp_path / "ws" / ".claude" / "skills" / "x").mkdir(parents=True)
+    (tmp_path / "ws" / ".claude" / "skills" / "x" / "SKILL.md").symlink_to(tmp_path / "outside.md")
+    with pytest.raises(SkillError) as refused:
+        find_native_skills(tmp_path / "ws", (".claude/skills",), [])
+    assert "workspace skill .claude/skills/x: its SKILL.md is a symlink" in refused.value.message
