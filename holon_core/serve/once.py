@@ -24,6 +24,8 @@ from holon_core.agent.paths import AgentPaths
 
 EXIT_CODES = {"success": 0, "failure": 1, "needs_human": 2}
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+#: Longest Unix socket path Linux binds (sun_path is 108 bytes, with its terminating NUL).
+SOCKET_PATH_MAX = 107
 
 
 def run_once(
@@ -46,7 +48,7 @@ def run_once(
         args += ["--model", model]
     for skill in skills:
         args += ["--skill", str(skill)]
-    private = Path(tempfile.mkdtemp(prefix="holon-once-"))  # short: socket paths are limited
+    private = _private_dir()
     socket = private / "agent.sock"
     stopped = threading.Event()
 
@@ -75,6 +77,15 @@ def run_once(
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         shutil.rmtree(private, ignore_errors=True)
+
+
+def _private_dir() -> Path:
+    """A private dir for the socket; in /tmp when TMPDIR is too deep for a socket path."""
+    private = Path(tempfile.mkdtemp(prefix="holon-once-"))
+    if len(str(private / "agent.sock")) > SOCKET_PATH_MAX:
+        private.rmdir()
+        private = Path(tempfile.mkdtemp(prefix="holon-once-", dir="/tmp"))
+    return private
 
 
 def _forward(stopped: threading.Event, server: object) -> None:
