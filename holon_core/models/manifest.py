@@ -85,8 +85,23 @@ class AdapterInfo(_Open):
 
 class SkillRecord(_Open):
     name: str
-    source: str = Field(description="builtin, spec, flag, workspace or user")
+    version: str | None = Field(default=None, description="The front matter `version`, if any.")
+    source: str = Field(description="The layer: builtin, user, workspace, spec or flag")
+    origin: str | None = Field(
+        default=None,
+        description="Where exactly: its directory, a pinned archive's URL or path, "
+        "or store:NAME@VERSION.",
+    )
+    sha256: str | None = Field(
+        default=None,
+        pattern=r"^[0-9a-f]{64}$",
+        description="The package digest, lowercase hex (docs/skills.md).",
+    )
     path: str | None = None
+    native_dir: str | None = Field(
+        default=None,
+        description="For a skill in the engine's own skill folder in the workspace: that folder.",
+    )
     staging: Staging = "none"
     seen_by_engine: bool | None = Field(
         default=None, description="True when the engine listed or loaded it; None if unknowable."
