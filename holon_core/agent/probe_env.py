@@ -59,6 +59,8 @@ def _skills(
 ) -> list[ResolvedSkill]:
     """The skills a run would use (resolved layers and ``--skill``, plus the engine's
     workspace folders)."""
+    import tempfile
+
     from holon_core.agent.native_skills import find_native_skills
     from holon_core.skill_layers import resolve
 
@@ -66,8 +68,12 @@ def _skills(
     refs = meta.get("skills") if isinstance(meta, dict) else None
     refs = [str(r) for r in refs] if isinstance(refs, list) else []
     workspace: Path = paths.workspace
-    try:
-        skills = resolve(refs, flags, paths.input, workspace=workspace, env=env).skills
+    try:  # a pinned archive unpacks into scratch, gone when the names are read
+        with tempfile.TemporaryDirectory(prefix="holon-probe-") as scratch:
+            found = resolve(
+                refs, flags, paths.input, workspace=workspace, env=env, scratch=Path(scratch)
+            )
+            skills = found.skills
     except (HolonError, OSError):
         return []
     if engine is None:

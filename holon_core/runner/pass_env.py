@@ -8,6 +8,7 @@ skipped here: the agent refuses it and records why.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -29,8 +30,11 @@ def forwarded_names(
     workspace: Path,
 ) -> tuple[str, ...]:
     """Names from ``context.pass_env`` and the skills' ``requires.env``, in order."""
-    try:
-        resolved = resolve(spec.metadata.skills, skills, input_dir, workspace=workspace, env=env)
+    try:  # a pinned archive unpacks into scratch, gone when the names are read
+        with tempfile.TemporaryDirectory(prefix="holon-run-") as scratch:
+            where = Path(scratch)
+            refs = spec.metadata.skills
+            resolved = resolve(refs, skills, input_dir, workspace=workspace, env=env, scratch=where)
         found = resolved.skills
         native = find_native_skills(workspace, adapter.workspace_skill_dirs, found)
     except (HolonError, OSError):
