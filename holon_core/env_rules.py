@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from holon_core.quoting import clip
-from holon_core.redact import looks_like_secret
+from holon_core.redact import MIN_SECRET_LENGTH, looks_like_secret
 
 #: What the engine is told about the run's directories (RFC-0003 section 4).
 DIR_VARIABLES = ("HOLON_INPUT_DIR", "HOLON_WORKSPACE_DIR", "HOLON_OUTPUT_DIR")
@@ -139,6 +139,15 @@ class PassEnv:
             name
             for name in self.owners
             if not env.get(name) and NAME_RULE.match(name) and not holon_owned(name)
+        ]
+
+    def unredacted(self, env: Mapping[str, str]) -> list[str]:
+        """A warning per value too short to redact without mangling what holon writes."""
+        return [
+            f"{' and '.join(owners)} passes {name}, whose value is shorter than "
+            f"{MIN_SECRET_LENGTH} characters: it is passed but not redacted"
+            for name, owners in self.owners.items()
+            if 0 < len(env.get(name, "")) < MIN_SECRET_LENGTH and not holon_owned(name)
         ]
 
     def hint(self, env: Mapping[str, str]) -> str:

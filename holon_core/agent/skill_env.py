@@ -37,6 +37,9 @@ def settle_skill_env(run: RunState, context: RunContext) -> None:
         raise PreflightFailed("preflight failed: " + "; ".join(problems), hint=hint)
     if needed.names:
         run.log.info("pass_env", names=list(needed.names))
+    for warning in needed.unredacted(run.env):
+        run.log.warning("pass_env", detail=warning)
+        run.metadata.setdefault("warnings", []).append(warning)
     context.pass_env = needed.names
     context.secrets = secret_values(run.env, (*engine.credential_env, *needed.names))
     run.redact = Redactor(context.secrets)

@@ -85,3 +85,17 @@ def test_secret_named_context_env_fails_the_run_without_writing_the_value(tmp_pa
     for path in task.output.rglob("*"):
         if path.is_file():
             assert PLAIN_SECRET.encode() not in path.read_bytes(), path
+
+
+def test_a_value_too_short_to_redact_is_passed_with_a_warning(tmp_path: Path) -> None:
+    spec_extra = {"context": {"pass_env": ["REGION", "LONG_ENOUGH"]}}
+    steps = [{"run": "echo region=$REGION"}, {"say": "done"}]
+    task = make_task(tmp_path / "t", replay=steps, spec_extra=spec_extra)
+    result = run_agent(task, env={"REGION": "eu", "LONG_ENOUGH": "long-enough-value"})
+    assert result.exit_code == 0 and result.manifest is not None, result.stderr
+    warnings = result.manifest["metadata"]["warnings"]
+    assert warnings == [
+        "context.pass_env passes REGION, whose value is shorter than 6 characters: "
+        "it is passed but not redacted"
+    ]
+    assert "region=eu" in (task.output / "evidence" / "events.ndjson").read_text()
