@@ -42,7 +42,7 @@ context=$(mktemp -d "${TMPDIR:-/tmp}/holon-image.XXXXXX")
 trap 'rm -rf "$context"' EXIT
 mkdir "$context/dist" "$context/ca"
 cp "$root"/dist/*.whl "$context/dist/"
-if [ -n "$ca_dir" ]; then
+if [ -n "$ca_dir" ] && [ -d "$ca_dir" ]; then  # a missing dir adds nothing
     find "$ca_dir" -maxdepth 2 -name '*.crt' -type f -exec cp {} "$context/ca/" \;
 fi
 
