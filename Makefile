@@ -12,7 +12,7 @@ UV := $(shell command -v uv 2>/dev/null || echo $(TOOLS_UV))
 export UV
 RUN := $(UV) run --frozen --no-sync
 
-.PHONY: bootstrap sync engines lint typecheck schemas pytest conformance test demo bench dist clean
+.PHONY: bootstrap sync engines lint typecheck schemas pytest conformance test demo bench dist image image-test clean
 
 bootstrap: $(UV) sync engines
 
@@ -58,6 +58,19 @@ bench: bootstrap
 dist: $(UV)
 	rm -rf dist
 	$(UV) build --all-packages --out-dir dist
+
+# The agent image (container/Containerfile; docs/container.md). Needs root podman: ci-deps.sh
+# installs podman, runc and mmdebstrap with apt when missing. IMAGE_CA_CERTS: a directory of
+# extra CA certificates (*.crt) for a TLS-inspecting proxy, copied into the image; none by default.
+IMAGE_CA_CERTS ?=
+image: dist
+	container/ci-deps.sh
+	container/build.sh $(if $(IMAGE_CA_CERTS),--ca-certs $(IMAGE_CA_CERTS))
+
+# In the image: --probe, a replay run, podman stop mid-run, holon run --container against
+# process mode, and the conformance suite for claude.
+image-test: bootstrap
+	container/test.sh
 
 clean:
 	rm -rf .venv .tools out dist
