@@ -13,7 +13,9 @@ that one earlier turn started, alternating so drift hits all equally:
   session id), labelled as such;
 - one-shot: a fresh ``holon-agent`` process running one turn (no resume).
 
-Figures are medians in ms; the overhead is serve minus bare. Nothing is asserted.
+Figures are medians in ms; the overhead is serve minus bare, and "holon's part" is a serve
+turn minus the engine's own wall time in it (the turn's ``evidence/resources.json``): what
+the turn costs beside the engine. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class Serve:
         self.task = make_task(root / "serve", goal="Answer.", files={"README.md": "hi\n"})
         self.socket = Path(tempfile.mkdtemp(prefix="hb-")) / "agent.sock"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.last_output = self.task.output
         self.label = "serve turn"
         self.previous: str | None = None
         if self._start():
@@ -139,7 +142,13 @@ class Serve:
         data = reply.json()
         if reply.status != 200 or data.get("status") != "completed":
             raise SystemExit(f"serve turn failed: {reply.status} {reply.body[:500]!r}")
+        self.last_output = Path(data["holon"]["output_dir"])
         return str(data["id"])
+
+    def engine_seconds(self) -> float:
+        """The engine's own wall time in the last turn (its ``evidence/resources.json``)."""
+        resources = self.last_output / "evidence" / "resources.json"
+        return float(json.loads(resources.read_text(encoding="utf-8"))["engine_seconds"])
 
     def turn(self) -> float:
         started = time.perf_counter()
@@ -151,6 +160,7 @@ class Serve:
             )
             if done.result.exit_code != 0:
                 raise SystemExit(f"turn failed: {done.result.manifest}")
+            self.last_output = done.result.output_dir
             self.previous = done.session_id
         return time.perf_counter() - started
 
@@ -184,7 +194,7 @@ def measure(engine: str, runs: int) -> dict[str, Any]:
     binary = load_plugins().get_engine(engine).locate_binary(agent_env())
     if binary is None:
         raise SystemExit(f"{engine} is not installed: run `holon engines install {engine}`")
-    times: dict[str, list[float]] = {"bare": [], "serve": [], "one-shot": []}
+    times: dict[str, list[float]] = {"bare": [], "serve": [], "one-shot": [], "holon-own": []}
     scenario = parse_scenario(SCENARIO, "bench-serve-turn")
     with ScriptedProvider(scenario) as provider, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -194,6 +204,7 @@ def measure(engine: str, runs: int) -> dict[str, Any]:
             for i in range(runs):
                 times["bare"].append(bare.turn())
                 times["serve"].append(serve.turn())
+                times["holon-own"].append(times["serve"][-1] - serve.engine_seconds())
                 times["one-shot"].append(one_shot(engine, provider, root / f"one-{i}"))
         finally:
             serve.stop()
@@ -228,6 +239,7 @@ def main() -> int:
         print(
             f"  one-shot holon-agent median {m['one-shot']:5d} ms  (min {r['min_ms']['one-shot']})"
         )
+        print(f"  serve turn minus the engine's own time (holon's part) {m['holon-own']} ms")
         print(
             f"  serve overhead {r['serve_overhead_ms']} ms; serve/bare {r['serve_vs_bare']}, "
             f"serve/one-shot {r['serve_vs_one_shot']}"
