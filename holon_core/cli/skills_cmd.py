@@ -127,7 +127,8 @@ def _validate(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any
             skill = load_skill(path, "flag", origin=source)
         except SkillError as exc:
             return {"ok": False, "source": source, "error": exc.message, "hint": exc.hint}
-        return {"ok": True, "skill": _row(skill, files=True)}
+        # Checked on its own, the package is in no layer: a run decides that, not validate.
+        return {"ok": True, "skill": _row(skill, files=True) | {"layer": None}}
 
 
 def _add(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
@@ -192,4 +193,5 @@ def _emit(data: Mapping[str, Any], as_json: bool) -> None:
 
 def _line(row: Mapping[str, Any]) -> str:
     version = f"@{row['version']}" if row.get("version") else ""
-    return f"{row['name']}{version}  {row['layer']}  {row['origin']}  sha256:{row['sha256'][:12]}"
+    layer = row["layer"] or "valid, no layer"
+    return f"{row['name']}{version}  {layer}  {row['origin']}  sha256:{row['sha256'][:12]}"

@@ -1,0 +1,27 @@
+"""`holon skills validate PATH` checks one package on its own: it names no layer (a run decides
+the layer), and a refusal names the skill and the rule and exits 1."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .kit import holon, make_skill
+
+
+def test_validate_names_no_layer_and_refuses_naming_the_rule(tmp_path: Path) -> None:
+    make_skill(tmp_path, "lint-fix", version="2.1.0")
+    text = holon(tmp_path, ["skills", "validate", "lint-fix"], cwd=tmp_path)
+    assert text.exit_code == 0, text.stdout + text.stderr
+    first = text.stdout.splitlines()[0]
+    assert first.startswith("lint-fix@2.1.0  valid, no layer  lint-fix  sha256:"), first
+    assert "flag" not in text.stdout
+    as_json = holon(tmp_path, ["skills", "validate", "lint-fix", "--json"], cwd=tmp_path)
+    skill = as_json.json["skill"]
+    assert as_json.json["ok"] is True and skill["layer"] is None
+    assert (skill["name"], skill["version"], len(skill["sha256"])) == ("lint-fix", "2.1.0", 64)
+
+    make_skill(tmp_path, "Bad_Name", dirname="bad")
+    refused = holon(tmp_path, ["skills", "validate", "bad", "--json"], cwd=tmp_path)
+    assert refused.exit_code == 1
+    assert refused.json["ok"] is False and "Bad_Name" in refused.json["error"]
+    assert "lowercase letters" in refused.json["hint"]
