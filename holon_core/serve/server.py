@@ -126,6 +126,24 @@ def _answers(path: Path) -> bool:
     return True
 
 
+def _skill_names(session: Session) -> list[str]:
+    """The skills a turn would get (for /health); a turn resolves them again for itself."""
+    from holon_core.skills import resolve_skills
+
+    refs = session.base_spec.metadata.skills if session.base_spec is not None else []
+    try:
+        skills, _notes = resolve_skills(
+            refs,
+            session.skills,
+            session.paths.input,
+            workspace=session.paths.workspace,
+            env=session.env,
+        )
+    except HolonError as exc:
+        return [f"(not resolved: {exc})"]
+    return [skill.name for skill in skills]
+
+
 class _Server(uvicorn.Server):
     """uvicorn, with holon's signal handling: a stop signal cancels the turn, then drains."""
 
@@ -175,7 +193,7 @@ def serve(
             print(f"holon-agent serve: fix: {exc.hint}", file=sys.stderr)
         return 1
     identity = path.stat()
-    state = ServeState(session=session, socket=str(path))
+    state = ServeState(session=session, socket=str(path), skills=_skill_names(session))
     config = uvicorn.Config(
         build_app(state),
         log_level="warning",

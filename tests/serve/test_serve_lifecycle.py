@@ -36,8 +36,12 @@ def test_shutdown_then_restart_keeps_sessions_and_responses(tmp_path):
     assert not first.socket.exists()
     assert _gone(first.process.pid)  # the server's whole process group is gone
 
-    second = start(tmp_path)
+    skill = tmp_path / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Say hello.\n---\nHello.\n")
+    second = start(tmp_path, "--skill", str(skill))
     try:
+        assert second.client.health()["skills"] == ["greet"]
         assert second.client.get(turn1["id"]) == turn1
         second.script("r2", [{"say": "it was 42"}])
         turn2 = second.client.create(
