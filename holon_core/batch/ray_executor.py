@@ -39,6 +39,10 @@ def engine_resource(engine: str) -> str:
 
 def _import_ray() -> Any:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no phoning home, works offline
+    # Under ``uv run`` Ray would upload the current directory to the cluster as the job's
+    # working_dir and start workers through uv: files the job never named, and workers that
+    # cannot start where that uv path does not exist. holon ships only the task bundles.
+    os.environ["RAY_ENABLE_UV_RUN_RUNTIME_ENV"] = "0"
     try:
         import ray
     except ImportError:
