@@ -26,6 +26,8 @@ RESERVED = frozenset({"PATH", "HOME", "TMPDIR"})
 #: A ``context.env`` name ending in one of these (``GITHUB_TOKEN``, ``API_KEY``) holds a secret.
 SECRET_WORDS = ("TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS")
 PASS_ENV_OWNER = "context.pass_env"
+#: The layer of skills that came with the workspace (``.holon/skills``, the engines' folders).
+WORKSPACE = "workspace"
 
 
 def holon_owned(name: str) -> bool:
@@ -87,20 +89,35 @@ def pass_env_problems(names: Iterable[str]) -> list[str]:
 
 @dataclass(slots=True)
 class PassEnv:
-    """The variables passed into the engine, each with who asked for it."""
+    """The variables passed into the engine, each with who asked for it.
+
+    A skill that came with the workspace (``.holon/skills`` or an engine's own folder) is
+    the repository's, not the caller's: it gets only variables ``context.pass_env`` names,
+    so a repository cannot have the caller's other secrets handed to the engine. What it
+    asks beyond them is in ``refused``.
+    """
 
     owners: dict[str, list[str]] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
 
     @classmethod
     def collect(
-        cls, spec_names: Iterable[str], skills: Iterable[tuple[str, Iterable[str]]]
+        cls, spec_names: Iterable[str], skills: Iterable[tuple[str, Iterable[str], str]]
     ) -> PassEnv:
-        """From ``context.pass_env`` and ``(skill name, requires.env)`` pairs, in order."""
+        """From ``context.pass_env`` and ``(skill name, requires.env, source)``, in order."""
         found = cls()
         for name in spec_names:
             found.owners.setdefault(name, []).append(PASS_ENV_OWNER)
-        for skill, names in skills:
+        allowed = set(found.owners)
+        for skill, names, source in skills:
             for name in names:
+                if source == WORKSPACE and name not in allowed and not holon_owned(name):
+                    found.refused.append(
+                        f"workspace skill {skill} requires {name}, which context.pass_env does "
+                        "not name; a skill that came with the workspace gets only the variables "
+                        "the spec passes"
+                    )
+                    continue
                 found.owners.setdefault(name, []).append(f"skill {skill}")
         return found
 
@@ -115,7 +132,7 @@ class PassEnv:
         caller's value would undo the run-local home or the run's directories. A name
         ``context.pass_env`` may not use is reported by :func:`pass_env_problems`.
         """
-        found = []
+        found = list(self.refused)
         for name, owners in self.owners.items():
             who = " and ".join(owners)
             skills = [owner for owner in owners if owner != PASS_ENV_OWNER]
@@ -153,9 +170,15 @@ class PassEnv:
     def hint(self, env: Mapping[str, str]) -> str:
         """What to do next: export the missing variables (by name), or fix who asks for them."""
         missing = self.missing(env)
-        if not missing:
-            return "change the spec or the skill as the message says"
-        return (
-            f"export {', '.join(missing)} where holon runs; holon run and holon-agent pass "
-            "each to the engine and redact its value from everything holon writes"
-        )
+        steps = []
+        if missing:
+            steps.append(
+                f"export {', '.join(missing)} where holon runs; holon run and holon-agent pass "
+                "each to the engine and redact its value from everything holon writes"
+            )
+        if self.refused:
+            steps.append(
+                "add a workspace skill's variable to context.pass_env if you trust the "
+                "workspace with it, or remove it from the skill's requires.env"
+            )
+        return "; ".join(steps) or "change the spec or the skill as the message says"

@@ -40,7 +40,7 @@ def env_check(
     owned = (*engine.credential_env, *engine.passthrough_env) if engine is not None else ()
     problems = context_env_problems(settings, owned) + pass_env_problems(names)
     skills = _skills(spec, engine, env, paths, flags)
-    needed = PassEnv.collect(names, [(s.name, s.requires_env) for s in skills])
+    needed = PassEnv.collect(names, [(s.name, s.requires_env, s.source) for s in skills])
     problems += needed.problems(env)
     if problems:
         hint = needed.hint(env)

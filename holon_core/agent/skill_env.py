@@ -29,7 +29,7 @@ def settle_skill_env(run: RunState, context: RunContext) -> None:
     owned = (*engine.credential_env, *engine.passthrough_env)
     needed = PassEnv.collect(
         spec.context.pass_env,
-        [(s.name, s.requires_env) for s in (*context.skills, *(s for _, s in native))],
+        [(s.name, s.requires_env, s.source) for s in (*context.skills, *(s for _, s in native))],
     )
     problems = context_env_problems(spec.context.env, owned) + needed.problems(run.env)
     if problems:

@@ -40,5 +40,6 @@ def forwarded_names(
     except (HolonError, OSError):
         found, native = [], []
     every = [*found, *(skill for _, skill in native)]
-    needed = PassEnv.collect(spec.context.pass_env, [(s.name, s.requires_env) for s in every])
+    requests = [(s.name, s.requires_env, s.source) for s in every]
+    needed = PassEnv.collect(spec.context.pass_env, requests)
     return needed.names

@@ -1,7 +1,8 @@
 """One real-engine check of what a skill sees at run time, shared by every adapter's tests.
 
 :func:`runtime_task` builds a task whose workspace holds a skill in the engine's own skill
-folder requiring ``DEPLOY_PHRASE`` and whose spec passes ``SPEC_PHRASE``;
+folder requiring ``DEPLOY_PHRASE`` and whose spec passes ``SPEC_PHRASE`` and ``DEPLOY_PHRASE``
+(a skill that came with the workspace gets only what the spec passes);
 :data:`RUNTIME_SCENARIO` makes the model run one shell command printing the run's
 directories and both values (and ``OTHER_PHRASE``, which nobody asked for);
 :func:`check_runtime` asserts the engine's command saw exactly that, and that no file holon
@@ -45,7 +46,7 @@ def runtime_task(root: Path, skill_folder: str) -> Task:
         root,
         goal="Print the run's directories.",
         files={"README.md": "hi\n", f"{skill_folder}/{SKILL_NAME}/SKILL.md": skill_md},
-        spec_extra={"context": {"pass_env": ["SPEC_PHRASE"]}},
+        spec_extra={"context": {"pass_env": ["SPEC_PHRASE", "DEPLOY_PHRASE"]}},
     )
 
 

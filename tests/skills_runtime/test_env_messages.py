@@ -36,7 +36,7 @@ def test_context_env_refusals_name_the_variable_not_the_value() -> None:
 
 def test_missing_variables_say_which_and_how_to_fix() -> None:
     names = ["SPEC_ONLY", "EMPTY_ONE", "9bad", "HOLON_X"]
-    needed = PassEnv.collect(names, [("pub", ["SPEC_ONLY", "HOME", "SKILL_ONLY"])])
+    needed = PassEnv.collect(names, [("pub", ["SPEC_ONLY", "HOME", "SKILL_ONLY"], "flag")])
     env = {"EMPTY_ONE": "", "HOME": "/home/someone"}
     assert needed.problems(env) == [
         "context.pass_env and skill pub requires SPEC_ONLY, which is not set",
