@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_opencode.home import DEFAULT_MODEL, config, skills_dir, write_home
+from holon_adapter_opencode.logs import max_retries
 from holon_adapter_opencode.parser import OpenCodeParser
 from holon_core.adapter import (
     Capabilities,
@@ -62,11 +63,15 @@ class OpenCodeAdapter(EngineAdapter):
         run.home.mkdir(parents=True, exist_ok=True)
         run.tmp.mkdir(parents=True, exist_ok=True)
         settings = config(self.model_for(run), run.env.get("ANTHROPIC_BASE_URL"), run.max_steps)
-        env = base_env(run) | write_home(run.home, settings)
+        env = base_env(run)
+        env |= write_home(run.home, settings, env.get("PATH"))
         prompt = run.prompt.user
         if run.prompt.system:
             prompt = f"{run.prompt.system}\n\n{prompt}"
-        argv = [str(binary), "run", "--format", "json", "-m", self.model_for(run), "--", prompt]
+        # Logs on stderr show the retries (logs.py); a fixed title spares the title side
+        # call; --pure loads no external plugin.
+        argv = [str(binary), "run", "--format", "json", "--print-logs", "--log-level", "WARN"]
+        argv += ["--pure", "--title", "holon", "-m", self.model_for(run), "--", prompt]
         return LaunchPlan(argv=argv, env=env, cwd=run.workspace, grace_seconds=3.0)
 
     def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:
@@ -74,7 +79,7 @@ class OpenCodeAdapter(EngineAdapter):
         return copy_skills(skills, skills_dir(run.home))
 
     def event_parser(self, run: RunContext) -> EventParser:
-        return OpenCodeParser(run.max_steps)
+        return OpenCodeParser(run.max_steps, max_retries(run.env))
 
     def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
         meta: dict[str, Any] = {"model": self.model_for(run)}

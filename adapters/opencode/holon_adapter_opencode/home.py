@@ -4,12 +4,16 @@ OpenCode reads ``$XDG_CONFIG_HOME/opencode/opencode.json`` and keeps its databas
 snapshots in ``$XDG_DATA_HOME/opencode``; pointing all four XDG variables inside the run
 keeps the user's own config and sessions out. Nothing is fetched at run time: the models
 list (``OPENCODE_DISABLE_MODELS_FETCH``), default plugins, LSP downloads and auto-update are
-switched off, and the Anthropic provider it needs is built into the binary.
+switched off, and the Anthropic provider it needs is built into the binary. Its skill, glob
+and grep tools run ripgrep: ``rg`` from PATH, else from its data dir, else downloaded from
+GitHub; holon links the ``rg`` it finds into the run's data dir so none is ever downloaded.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +25,8 @@ OFFLINE_ENV = {
     "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
     "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
     "OPENCODE_DISABLE_CLAUDE_CODE": "1",
+    # Not network, but work holon does not need: no file watcher over the workspace.
+    "OPENCODE_EXPERIMENTAL_DISABLE_FILEWATCHER": "1",
 }
 
 
@@ -51,6 +57,7 @@ def config(model: str, base_url: str | None, max_steps: int | None) -> dict[str,
     return {
         "autoupdate": False,
         "share": "disabled",
+        "snapshot": False,  # holon records the diff; OpenCode's git snapshots halve its speed
         "model": model,
         "small_model": model,  # the title side call goes to the same endpoint
         "provider": {provider_id: provider},
@@ -65,7 +72,28 @@ def config(model: str, base_url: str | None, max_steps: int | None) -> dict[str,
     }
 
 
-def write_home(home: Path, settings: dict[str, Any]) -> dict[str, str]:
+def find_ripgrep(path: str | None) -> Path | None:
+    """``rg`` on the engine's PATH, else beside this Python (PyPI's ``ripgrep`` puts it there)."""
+    found = shutil.which("rg", path=path)
+    if found:
+        return Path(found)
+    beside = Path(sysconfig.get_path("scripts")) / "rg"
+    return beside if beside.is_file() else None
+
+
+def link_ripgrep(home: Path, path: str | None) -> Path | None:
+    """Link ``rg`` where OpenCode looks before it downloads one; the target, or None."""
+    rg = find_ripgrep(path)
+    if rg is None:
+        return None
+    target = home / ".local" / "share" / "opencode" / "bin" / "rg"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists():
+        target.symlink_to(rg.resolve())
+    return target
+
+
+def write_home(home: Path, settings: dict[str, Any], path: str | None) -> dict[str, str]:
     """Create the XDG dirs and the config; the variables that point OpenCode at them."""
     env = xdg_dirs(home)
     for value in env.values():
@@ -73,4 +101,5 @@ def write_home(home: Path, settings: dict[str, Any]) -> dict[str, str]:
     config_dir(home).mkdir(parents=True, exist_ok=True)
     target = config_dir(home) / "opencode.json"
     target.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    link_ripgrep(home, path)
     return env | OFFLINE_ENV | {"OPENCODE_CONFIG": str(target)}

@@ -3,13 +3,15 @@
 Lines carry ``type`` (``step_start``, ``text``, ``tool_use``, ``step_finish``, ``error``),
 the ``sessionID`` and a ``part``. A step finishing with reason ``stop`` is the terminal
 event; ``error`` carries the model API's status (401/403 auth, 429 rate limit, else engine
-error). Token counts and cost are summed over the steps.
+error). Token counts and cost are summed over the steps. OpenCode's log lines on stderr
+show its silent retries (:mod:`holon_adapter_opencode.logs`): past the cap, the run is stopped.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from holon_adapter_opencode.logs import DEFAULT_MAX_RETRIES, RETRIES_ENV, stream_error
 from holon_core.adapter import JsonLinesParser
 from holon_core.events import Event, ToolOutcome, command_ok
 
@@ -27,12 +29,33 @@ def reason_for_status(status: Any) -> str:
 
 
 class OpenCodeParser(JsonLinesParser):
-    def __init__(self, max_steps: int | None = None) -> None:
+    def __init__(self, max_steps: int | None = None, retries: int = DEFAULT_MAX_RETRIES) -> None:
         super().__init__()
         self.max_steps = max_steps
+        self.retries = retries
+        #: Failed model calls since the last answer (OpenCode's retries of one request).
+        self.failed_calls = 0
         self.report.cost_source = "reported"
         self.report.cost_usd = 0.0
         self.report.turns = 0
+        # Only a call of the skill tool shows: a skill not called is unknown, not unseen.
+        self.report.skills_listing_visible = False
+
+    def feed_stderr(self, line: str) -> list[Event]:
+        failed = stream_error(line)
+        if failed is None:
+            return super().feed_stderr(line)
+        self.failed_calls += 1
+        data = {"attempt": self.failed_calls, "max_retries": self.retries, "error": failed.message}
+        report = self.report
+        if self.failed_calls > self.retries and report.abort_reason is None:
+            report.abort_reason = report.reason = failed.reason
+            report.error = (
+                f"OpenCode's model call failed {self.failed_calls} times in a row "
+                f"({failed.message}); holon stopped it after {self.retries} retries. "
+                f"Check the endpoint and rerun, or raise {RETRIES_ENV} (at most 5)."
+            )
+        return [Event(type="retry", text=failed.message, data=data)]
 
     def handle(self, raw: dict[str, Any]) -> list[Event]:
         events: list[Event] = []
@@ -59,9 +82,9 @@ class OpenCodeParser(JsonLinesParser):
         tool, tool_id = str(part.get("tool") or "?"), str(part.get("callID") or part.get("id"))
         params = _dict(state.get("input"))
         self.report.tool_calls += 1
-        if tool == "skill" and params.get("name"):
-            self.report.skills_seen = (self.report.skills_seen or set()) | {str(params["name"])}
         ok = state.get("status") == "completed"
+        if tool == "skill" and params.get("name") and ok:  # a failed load is not a skill seen
+            self.report.skills_seen = (self.report.skills_seen or set()) | {str(params["name"])}
         command = str(params["command"]) if tool == "bash" and "command" in params else None
         meta = _dict(state.get("metadata"))
         exit_code = meta.get("exit") if isinstance(meta.get("exit"), int) else None
@@ -84,6 +107,7 @@ class OpenCodeParser(JsonLinesParser):
     def _step(self, part: dict[str, Any]) -> list[Event]:
         report = self.report
         report.turns = (report.turns or 0) + 1
+        self.failed_calls = 0
         tokens = _dict(part.get("tokens"))
         cache = _dict(tokens.get("cache"))
         counts = {
