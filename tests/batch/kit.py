@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from holon_conformance.provider import ScriptedProvider
 
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -140,3 +141,35 @@ def manifest(row: dict[str, Any]) -> dict[str, Any]:
         (Path(row["run_dir"]) / "output" / "manifest.json").read_text()
     )
     return data
+
+
+ENGINES = ["replay", "claude", "codex"]
+#: Every cell of the 12-cell job succeeds and changes one file (hello.txt).
+EXPECTED = [
+    (f"{task}.{engine}.1", "success", "ok", 1)
+    for task in ("one", "inline", "cloned", "dirty")
+    for engine in ENGINES
+]
+
+
+def provider_env(provider: ScriptedProvider) -> dict[str, str]:
+    return {
+        **provider.engine_env("claude"),
+        **provider.engine_env("codex"),
+        "HOLON_CLAUDE_MAX_RETRIES": "0",  # the 429 ends the first claude run: batch retries it
+    }
+
+
+def scenario_429(tmp: Path) -> Path:
+    path = tmp / "scenario-429.yaml"
+    path.write_text(yaml.safe_dump(SCENARIO_429), encoding="utf-8")
+    return path
+
+
+def replay_tasks(root: Path, count: int, steps: list[dict[str, object]]) -> list[dict[str, object]]:
+    context_dir(root / "context", steps)
+    write(root / "ws", "README.md", "hi\n")
+    return [
+        {"id": f"t{i}", "spec": spec_data(f"t{i}"), "workspace": "ws", "context": "context"}
+        for i in range(count)
+    ]

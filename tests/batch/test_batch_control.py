@@ -19,25 +19,14 @@ from holon_core.cli.main import main
 from .kit import (
     REPLAY_STEPS,
     batch_argv,
-    context_dir,
+    replay_tasks,
     results,
     run_batch,
-    spec_data,
     table,
     write_job,
 )
-from .kit import write as write_file
 
 SLOW = [{"run": "sleep 60"}, *REPLAY_STEPS]
-
-
-def replay_tasks(root: Path, count: int, steps: list[dict[str, object]]) -> list[dict[str, object]]:
-    context_dir(root / "context", steps)
-    write_file(root / "ws", "README.md", "hi\n")
-    return [
-        {"id": f"t{i}", "spec": spec_data(f"t{i}"), "workspace": "ws", "context": "context"}
-        for i in range(count)
-    ]
 
 
 def wait_for(check: Callable[[], bool], what: str, timeout: float = 120.0) -> None:

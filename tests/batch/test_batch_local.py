@@ -5,32 +5,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 from holon_conformance.provider import ScriptedProvider, load_scenario
 
-from .kit import SCENARIO_429, four_tasks, manifest, results, run_batch, table, write_job
-
-ENGINES = ["replay", "claude", "codex"]
-#: Every cell of the 12-cell job succeeds and changes one file (hello.txt).
-EXPECTED = [
-    (f"{task}.{engine}.1", "success", "ok", 1)
-    for task in ("one", "inline", "cloned", "dirty")
-    for engine in ENGINES
-]
-
-
-def provider_env(provider: ScriptedProvider) -> dict[str, str]:
-    return {
-        **provider.engine_env("claude"),
-        **provider.engine_env("codex"),
-        "HOLON_CLAUDE_MAX_RETRIES": "0",  # the 429 ends the first claude run: batch retries it
-    }
-
-
-def scenario_429(tmp: Path) -> Path:
-    path = tmp / "scenario-429.yaml"
-    path.write_text(yaml.safe_dump(SCENARIO_429), encoding="utf-8")
-    return path
+from .kit import (
+    ENGINES,
+    EXPECTED,
+    four_tasks,
+    manifest,
+    provider_env,
+    results,
+    run_batch,
+    scenario_429,
+    table,
+    write_job,
+)
 
 
 def test_twelve_cells_local(tmp_path: Path) -> None:

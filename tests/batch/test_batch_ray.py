@@ -19,10 +19,21 @@ import psutil
 import pytest
 from holon_conformance.provider import ScriptedProvider, load_scenario
 
-from .kit import REPLAY_STEPS, batch_argv, four_tasks, manifest, results, table, write_job
+from .kit import (
+    ENGINES,
+    EXPECTED,
+    REPLAY_STEPS,
+    batch_argv,
+    four_tasks,
+    manifest,
+    provider_env,
+    replay_tasks,
+    results,
+    scenario_429,
+    table,
+    write_job,
+)
 from .ray_cluster import RayCluster
-from .test_batch_control import replay_tasks
-from .test_batch_local import ENGINES, EXPECTED, provider_env, scenario_429
 
 #: What the driver runs with: no engine credential, no endpoint.
 SECRET_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
