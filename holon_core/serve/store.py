@@ -40,11 +40,16 @@ class Store:
             raise ValueError(f"not a session id: {session_id!r}")
         return self.sessions / session_id
 
-    def save(self, response_id: str, record: dict[str, Any]) -> None:
-        """Write one response record atomically (temp file, fsync, rename, fsync the dir)."""
+    def save(self, response_id: str, record: dict[str, Any], *, durable: bool = True) -> None:
+        """Write one response record atomically (temp file, rename); ``durable``: fsync too.
+
+        The in-progress record of a starting turn skips the fsyncs: after a crash it is
+        either there or not, and nothing continues from an unfinished turn.
+        """
         if not valid_id(response_id):
             raise ValueError(f"not a response id: {response_id!r}")
-        write_atomic(self.responses / f"{response_id}.json", json.dumps(record, indent=1))
+        text = json.dumps(record, indent=1)
+        write_atomic(self.responses / f"{response_id}.json", text, durable=durable)
 
     def load(self, response_id: str) -> dict[str, Any] | None:
         """The stored record, or None for an unknown (or malformed) id."""
@@ -88,18 +93,21 @@ def render_transcript(records: list[dict[str, Any]]) -> str:
     )
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         Path(tmp).replace(path)
     except BaseException:
         with contextlib.suppress(OSError):
             Path(tmp).unlink()
         raise
+    if not durable:
+        return
     dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(dir_fd)

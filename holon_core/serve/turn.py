@@ -207,7 +207,7 @@ def _run(session: Session, turn: Turn, sink: Sink) -> None:
         )
 
     first = snapshot("in_progress")
-    _save(session, turn, first, report_session=None, output_text="")
+    _save(session, turn, first, report_session=None, output_text="", durable=False)
     stream.lifecycle("created", first)
     stream.lifecycle("in_progress", first)
     decision, report = _run_pipeline(session, turn, model, stream)
@@ -242,7 +242,7 @@ def _run_pipeline(
         if turn.isolated:
             _copy_workspace(turn)
         if turn.history:
-            write_atomic(turn.output_dir / "transcript.md", turn.history + "\n")
+            write_atomic(turn.output_dir / "transcript.md", turn.history + "\n", durable=False)
     except OSError as exc:
         return Decision("failure", "internal_error", f"cannot prepare the turn: {exc}"), None
     whole_input = turn.input_dir == session.paths.input.resolve()
@@ -306,6 +306,7 @@ def _save(
     *,
     report_session: str | None,
     output_text: str,
+    durable: bool = True,
 ) -> None:
     session.store.save(
         turn.response_id,
@@ -321,6 +322,7 @@ def _save(
             "workspace": str(turn.workspace),
             "output_dir": str(turn.output_dir),
         },
+        durable=durable,
     )
 
 
@@ -355,4 +357,5 @@ def _write_turn_record(
         "input_dir": str(turn.input_dir),
         "output_dir": str(turn.output_dir),
     }
-    write_atomic(turn.output_dir / "turn.json", json.dumps(record, indent=2) + "\n")
+    # like manifest.json: atomic, not fsynced (the state dir's record is the durable one)
+    write_atomic(turn.output_dir / "turn.json", json.dumps(record, indent=2) + "\n", durable=False)
