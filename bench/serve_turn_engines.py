@@ -6,7 +6,9 @@ The same scripted turn (the model answers at once) three ways, each continuing a
 that one earlier turn started, alternating so drift hits all equally:
 
 - bare: the engine CLI itself resuming its session (``claude -p --resume``,
-  ``codex exec resume``, ``gemini --resume``), with the recipe of ``holon_conformance.direct``;
+  ``codex exec resume``, ``gemini --resume``), with the recipe of ``holon_conformance.direct``
+  (no holon system text, the engine's default model name: serve minus bare therefore also
+  holds what the engine spends on holon's larger prompt and settings);
 - serve: ``POST /v1/responses`` with ``previous_response_id`` to a running
   ``holon-agent serve`` (request sent to response read), when holon-agent has ``serve``;
   otherwise the turn function serve calls (``run_agent`` with the session's home and engine
