@@ -2,8 +2,9 @@
 
 Beyond the adapter's own credentials: the spec's ``context.pass_env`` and every
 ``requires.env`` of the skills the run will use (resolved like holon-agent does, plus the
-engine's own skill folders in the workspace), and only those. A skill that does not load is
-skipped here: the agent refuses it and records why.
+engine's own skill folders in the workspace; a skill from the workspace only within
+``context.pass_env``), and only those. A skill that does not load is skipped here: the agent
+refuses it and records why.
 """
 
 from __future__ import annotations
