@@ -1,14 +1,15 @@
 """The engines' own skill folders in the workspace (``.claude/skills``, ``.agents/skills``...).
 
 One rule for every engine: such a folder is part of the workspace the user handed over, like
-``CLAUDE.md`` or ``AGENTS.md``, and the engine discovers it natively from its cwd, as it
-would outside holon. holon brings it under its own rules instead of hiding it (hiding would
-mean changing the workspace or the engine's project settings): before the launch every skill
-in the folders the adapter declares (``EngineAdapter.workspace_skill_dirs``) is validated
-like any other skill (name, front matter, size caps, links), a bad one or one whose name
-collides with a skill holon staged fails the run, its ``requires.env`` is checked and
-passed, and each is recorded in ``metadata.skills`` (``source: workspace``, ``native_dir``).
-The manifest states the rule in ``metadata.skills_policy``.
+``CLAUDE.md`` or ``AGENTS.md``, and the engine discovers it natively from its cwd, as it would
+outside holon. holon brings it under its own rules instead of hiding it (hiding would mean
+changing the workspace or the engine's project settings): before the launch every skill in the
+folders the adapter declares (``EngineAdapter.workspace_skill_dirs``) is validated like any
+other skill (name, front matter, size caps, links), a bad one or one whose name collides with a
+skill holon staged fails the run, its ``requires.env`` is checked and passed within
+``context.pass_env`` (it came with the repository), and each is recorded in ``metadata.skills``
+(``source: workspace``, ``native_dir``). The manifest states the rule in
+``metadata.skills_policy``.
 """
 
 from __future__ import annotations

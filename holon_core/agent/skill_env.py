@@ -1,10 +1,11 @@
 """What the run's skills need from the environment, settled before the engine starts.
 
-Gathers the engine's own workspace skill folders (:mod:`holon_core.agent.native_skills`),
-then the variables the spec (``context.pass_env``) and every skill (``requires.env``) need:
-a missing one, or a ``context.env`` name the adapter owns, fails the run here with
-``preflight_failed``. The values join the redactor's secrets, so they are kept out of
-everything holon writes exactly like the adapter's credentials.
+Gathers the engine's own workspace skill folders (:mod:`holon_core.agent.native_skills`), then
+the variables the spec (``context.pass_env``) and every skill (``requires.env``) need: a
+missing one, a name holon sets, one a workspace skill asks for beyond ``context.pass_env``, or
+a ``context.env`` name the adapter owns fails the run here with ``preflight_failed``. The
+values join the redactor's secrets, so they are kept out of everything holon writes exactly
+like the adapter's credentials.
 """
 
 from __future__ import annotations
