@@ -15,6 +15,27 @@ from typing import Any, Literal
 #: Ids holon generates and accepts from clients: no path separators, no dot-dot.
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 HOLON_FIELDS = ("session_id", "turn_id", "input_dir", "output_dir", "workspace")
+#: Open Responses fields holon accepts without acting on them, with the JSON type they need.
+IGNORED_FIELDS: dict[str, tuple[type, ...]] = {
+    "temperature": (int, float),
+    "top_p": (int, float),
+    "presence_penalty": (int, float),
+    "frequency_penalty": (int, float),
+    "max_output_tokens": (int,),
+    "max_tool_calls": (int,),
+    "top_logprobs": (int,),
+    "parallel_tool_calls": (bool,),
+    "store": (bool,),
+    "include": (list,),
+    "tool_choice": (str, dict),
+    "truncation": (str,),
+    "service_tier": (str,),
+    "reasoning": (dict,),
+    "text": (dict,),
+    "stream_options": (dict,),
+    "safety_identifier": (str,),
+    "prompt_cache_key": (str,),
+}
 WORKSPACE_MODES = ("shared", "isolated")
 
 
@@ -85,6 +106,7 @@ def parse_request(body: object) -> TurnRequest:
     """
     if not isinstance(body, dict):
         raise RequestError(400, "the request body must be a JSON object", code="invalid_body")
+    _check_ignored(body)
     model = _optional(body, "model", str)
     instructions = _optional(body, "instructions", str)
     previous = _optional(body, "previous_response_id", str)
@@ -139,6 +161,34 @@ def parse_request(body: object) -> TurnRequest:
         output_dir=values["output_dir"],
         workspace=workspace,  # type: ignore[arg-type]  # checked against WORKSPACE_MODES
     )
+
+
+def _check_ignored(body: dict[str, Any]) -> None:
+    """Fields holon ignores must still have their type; the ones it cannot honour are refused."""
+    for name, kinds in IGNORED_FIELDS.items():
+        value = body.get(name)
+        wrong_bool = isinstance(value, bool) and bool not in kinds
+        if value is not None and (not isinstance(value, kinds) or wrong_bool):
+            names = " or ".join(_JSON_NAMES.get(k, k.__name__) for k in kinds)
+            raise RequestError(400, f"{name} must be {names}", param=name)
+    if body.get("tools"):
+        raise RequestError(
+            400,
+            "holon offers no client tools: the engine runs its own; send no tools",
+            param="tools",
+            code="unsupported",
+        )
+    if body.get("background") is True:
+        raise RequestError(
+            400,
+            "background responses are not supported; stream the turn instead",
+            param="background",
+            code="unsupported",
+        )
+
+
+_JSON_NAMES = {int: "an integer", float: "a number", bool: "a boolean", list: "an array"}
+_JSON_NAMES |= {str: "a string", dict: "an object"}
 
 
 def _optional(body: dict[str, Any], name: str, kind: type) -> Any:

@@ -83,6 +83,13 @@ def test_bad_requests_get_open_responses_errors(serve):
         (post(b"[1, 2]"), 400, "invalid_body", None),
         (post(json.dumps({"input": "x", "stream": "yes"})), 400, None, "stream"),
         (post(json.dumps({"input": 5})), 400, None, "input"),
+        (post(json.dumps({"input": "x", "temperature": "hot"})), 400, None, "temperature"),
+        (
+            post(json.dumps({"input": "x", "tools": [{"type": "function", "name": "f"}]})),
+            400,
+            "unsupported",
+            "tools",
+        ),
         (
             post(json.dumps({"input": "x", "holon": {"turn_id": "../../etc"}})),
             400,
