@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,14 @@ class Store:
             raise ValueError(f"not a session id: {session_id!r}")
         return self.sessions / session_id
 
-    def save(self, response_id: str, record: dict[str, Any], *, durable: bool = True) -> None:
+    def save(
+        self,
+        redact: Callable[[str], str],
+        response_id: str,
+        record: dict[str, Any],
+        *,
+        durable: bool = True,
+    ) -> None:
         """Write one response record atomically (temp file, rename); ``durable``: fsync too.
 
         The in-progress record of a starting turn skips the fsyncs: after a crash it is
@@ -48,7 +56,7 @@ class Store:
         """
         if not valid_id(response_id):
             raise ValueError(f"not a response id: {response_id!r}")
-        text = json.dumps(record, indent=1)
+        text = redact(json.dumps(record, indent=1))  # credentials never reach the state dir
         write_atomic(self.responses / f"{response_id}.json", text, durable=durable)
 
     def load(self, response_id: str) -> dict[str, Any] | None:

@@ -172,10 +172,12 @@ def execute(session: Session, turn: Turn, deliver: Callable[[dict[str, Any]], No
     with os.fdopen(fd, "w", encoding="utf-8") as events:
 
         def sink(event: dict[str, Any]) -> None:
+            # one redaction of the whole line: what the client sent back to it included
             line = json.dumps(event, ensure_ascii=False)
-            events.write(line + "\n")
+            clean = session.redact(line)
+            events.write(clean + "\n")
             events.flush()
-            deliver(event)
+            deliver(event if clean == line else json.loads(clean))
 
         _run(session, turn, sink)
 
@@ -228,7 +230,9 @@ def _run(session: Session, turn: Turn, sink: Sink) -> None:
         final = snapshot("failed", error={"code": decision.reason, "message": message}, **extra)
     engine_session = report.session_id if report else None
     _save(session, turn, final, report_session=engine_session, output_text=output_text)
-    _write_turn_record(turn, final, decision, engine_session, started)
+    _write_turn_record(
+        session, turn, final, decision, engine_session=engine_session, started=started
+    )
     if decision.outcome == "failure":
         stream.error(decision.reason, final["error"]["message"])
     kind = {"completed": "completed", "incomplete": "incomplete"}.get(final["status"], "failed")
@@ -309,6 +313,7 @@ def _save(
     durable: bool = True,
 ) -> None:
     session.store.save(
+        session.redact,
         turn.response_id,
         {
             "response": response,
@@ -327,9 +332,11 @@ def _save(
 
 
 def _write_turn_record(
+    session: Session,
     turn: Turn,
     final: dict[str, Any],
     decision: Decision,
+    *,
     engine_session: str | None,
     started: datetime,
 ) -> None:
@@ -358,4 +365,5 @@ def _write_turn_record(
         "output_dir": str(turn.output_dir),
     }
     # like manifest.json: atomic, not fsynced (the state dir's record is the durable one)
-    write_atomic(turn.output_dir / "turn.json", json.dumps(record, indent=2) + "\n", durable=False)
+    text = session.redact(json.dumps(record, indent=2))
+    write_atomic(turn.output_dir / "turn.json", text + "\n", durable=False)

@@ -65,15 +65,15 @@ class Serve:
         return code
 
 
-def start(root: Path, *extra: str) -> Serve:
+def start(root: Path, *extra: str, env: dict[str, str] | None = None) -> Serve:
     for name in ("input", "output", "workspace", "state"):
         (root / name).mkdir(parents=True, exist_ok=True)
     socket = root / "ipc" / "agent.sock"
     args = ["--engine", "replay"]
     for name in ("input", "output", "workspace", "state"):
         args += [f"--{name}", str(root / name)]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOLON_")}
-    process = start_server(socket, [*args, *extra], env=env, stderr=subprocess.DEVNULL)
+    full = {k: v for k, v in os.environ.items() if not k.startswith("HOLON_")} | (env or {})
+    process = start_server(socket, [*args, *extra], env=full, stderr=subprocess.DEVNULL)
     return Serve(root, socket, process, ServeClient(socket))
 
 

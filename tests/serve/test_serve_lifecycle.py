@@ -155,3 +155,27 @@ def test_one_shot_and_probe_never_import_the_web_stack(tmp_path):
         web = sorted(m for m in imported if m.split(".")[0] in ("uvicorn", "starlette", "httpx"))
         assert web == [], f"{extra}: {web}"
         assert "holon_core.agent.main" in imported
+
+
+def test_a_credential_is_written_nowhere(tmp_path):
+    secret = "sk-serve-test-0123456789abcdef"
+    server = start(tmp_path, env={"SERVE_TEST_API_KEY": secret})
+    try:
+        server.script("s1", [{"say": f"the key is {secret}"}, {"run": f"echo {secret}"}])
+        events = list(
+            server.client.stream(
+                f"use {secret}", instructions=f"never print {secret}", holon={"turn_id": "s1"}
+            )
+        )
+        server.script("s2", [{"say": "ok"}])
+        server.client.create(
+            "again", previous_response_id=events[-1]["response"]["id"], holon={"turn_id": "s2"}
+        )
+    finally:
+        stop_quietly(server)
+    assert events[-1]["type"] == "response.completed"
+    assert secret not in json.dumps(events) and "***REDACTED***" in json.dumps(events)
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".yaml"]
+    assert any(p.name == "transcript.md" for p in written)
+    leaks = [str(p) for p in written if secret.encode() in p.read_bytes()]
+    assert leaks == []
