@@ -32,6 +32,10 @@ def settle_skill_env(run: RunState, context: RunContext) -> None:
         spec.context.pass_env,
         [(s.name, s.requires_env, s.source) for s in (*context.skills, *(s for _, s in native))],
     )
+    # Redact the values first: a refused run's record is written with this redactor too.
+    context.secrets = secret_values(run.env, (*engine.credential_env, *needed.names))
+    run.redact = Redactor(context.secrets)
+    run.evidence.redact = run.redact
     problems = context_env_problems(spec.context.env, owned) + needed.problems(run.env)
     if problems:
         hint = needed.hint(run.env)
@@ -42,6 +46,3 @@ def settle_skill_env(run: RunState, context: RunContext) -> None:
         run.log.warning("pass_env", detail=warning)
         run.metadata.setdefault("warnings", []).append(warning)
     context.pass_env = needed.names
-    context.secrets = secret_values(run.env, (*engine.credential_env, *needed.names))
-    run.redact = Redactor(context.secrets)
-    run.evidence.redact = run.redact

@@ -4,6 +4,7 @@ holon sets (``HOME`` would hand the engine the caller's real home)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from holon_core.env_rules import PassEnv, context_env_problems, pass_env_problems
@@ -99,3 +100,17 @@ def test_a_value_too_short_to_redact_is_passed_with_a_warning(tmp_path: Path) ->
         "it is passed but not redacted"
     ]
     assert "region=eu" in (task.output / "evidence" / "events.ndjson").read_text()
+
+
+def test_a_run_refused_for_a_missing_variable_redacts_the_passed_ones(tmp_path: Path) -> None:
+    spec_extra = {"context": {"pass_env": ["REGION_NAME", "NOT_EXPORTED"]}}
+    task = make_task(tmp_path / "t", replay=[{"say": "done"}], spec_extra=spec_extra)
+    value = "tern-nickel-30871"
+    workspace = task.workspace.rename(tmp_path / "t" / f"ws-{value}")  # recorded in checks
+    result = run_agent(replace(task, workspace=workspace), env={"REGION_NAME": value})
+    assert result.exit_code == 1 and result.manifest is not None, result.stderr
+    assert "context.pass_env requires NOT_EXPORTED, which is not set" in result.manifest["error"]
+    assert value not in result.stdout + result.stderr
+    for path in task.output.rglob("*"):
+        if path.is_file():
+            assert value.encode() not in path.read_bytes(), path
