@@ -67,6 +67,10 @@ def load_session(
         base_spec, _warnings = load_spec(paths.spec)
     adapter = select_engine(plugins, engine, env, base_spec)
     preflight = run_preflight(plugins, adapter, paths, env)
+    redact = Redactor(secret_values(env, adapter.credential_env))
+    store = Store(paths.state)
+    for response_id in store.settle_interrupted(redact):
+        print(f"holon-agent serve: {response_id} was interrupted (marked failed)", file=sys.stderr)
     return Session(
         paths=paths,
         env=env,
@@ -74,8 +78,8 @@ def load_session(
         engine=adapter,
         preflight=preflight,
         base_spec=base_spec,
-        store=Store(paths.state),
-        redact=Redactor(secret_values(env, adapter.credential_env)),
+        store=store,
+        redact=redact,
         model=model,
         skills=skills,
         isolate=isolate,

@@ -69,6 +69,24 @@ class Store:
             return None
         return data if isinstance(data, dict) else None
 
+    def settle_interrupted(self, redact: Callable[[str], str]) -> list[str]:
+        """Mark responses left ``in_progress`` by a server that died as failed; their ids."""
+        settled = []
+        for path in sorted(self.responses.glob("*.json")):
+            record = self.load(path.stem)
+            response = (record or {}).get("response")
+            if not isinstance(response, dict) or response.get("status") != "in_progress":
+                continue
+            response["status"] = "failed"
+            response["error"] = {
+                "code": "interrupted",
+                "message": "the serve process stopped before this turn ended",
+            }
+            assert record is not None
+            self.save(redact, path.stem, record)
+            settled.append(path.stem)
+        return settled
+
     def chain(self, response_id: str) -> list[dict[str, Any]]:
         """The records from the first turn to ``response_id``, oldest first (cycle-safe)."""
         records: list[dict[str, Any]] = []

@@ -39,8 +39,15 @@ def test_shutdown_then_restart_keeps_sessions_and_responses(tmp_path):
     skill = tmp_path / "skills" / "greet"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: greet\ndescription: Say hello.\n---\nHello.\n")
+    stored = tmp_path / "state" / "responses" / f"{turn1['id']}.json"
+    crashed = json.loads(stored.read_text())
+    crashed["response"] |= {"id": "resp_crashed", "status": "in_progress"}
+    stored.with_name("resp_crashed.json").write_text(json.dumps(crashed))
     second = start(tmp_path, "--skill", str(skill))
     try:
+        interrupted = second.client.get("resp_crashed")  # left by a server that died
+        assert interrupted["status"] == "failed"
+        assert interrupted["error"]["code"] == "interrupted"
         assert second.client.health()["skills"] == ["greet"]
         assert second.client.get(turn1["id"]) == turn1
         second.script("r2", [{"say": "it was 42"}])
