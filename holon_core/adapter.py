@@ -191,6 +191,7 @@ class EngineReport:
         if failed:
             summary["failed_commands"] = [
                 {"command": (t.command or "")[:COMMAND_CHARS], "exit_code": t.exit_code}
+                | ({"error": t.error} if t.error else {})
                 for t in failed[:10]
             ]
         return summary

@@ -80,6 +80,8 @@ class ToolOutcome:
     #: The shell command line, for shell tools only.
     command: str | None = None
     exit_code: int | None = None
+    #: Why it failed when no exit code tells (e.g. the engine refused to run the command).
+    error: str | None = None
 
 
 def command_ok(command: str, exit_code: int) -> bool:

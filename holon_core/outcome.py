@@ -152,5 +152,8 @@ def _last_failure(log: list[ToolOutcome]) -> str:
         return ""
     t = failed[-1]
     what = f"`{t.command[:80]}`" if t.command is not None else (t.tool or "a tool")
-    code = f" exited {t.exit_code}" if t.exit_code is not None else " failed"
+    if t.exit_code is not None:
+        code = f" exited {t.exit_code}"
+    else:
+        code = f" failed: {t.error}" if t.error else " failed"
     return f" (last: {what}{code}); the engine's claim of success is not trusted"

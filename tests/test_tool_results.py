@@ -64,6 +64,17 @@ def test_every_command_failing_is_a_failure() -> None:
     assert error is not None and "`false` exited 1" in error
 
 
+def test_a_command_the_engine_refused_fails_with_its_reason_not_an_exit_code() -> None:
+    refused = ToolOutcome("1", "shell", False, "echo $(whoami)", None, error="refused: x")
+    outcome, reason, error = judge(refused)
+    assert (outcome, reason) == ("failure", "tool_failed")
+    assert error is not None and "`echo $(whoami)` failed: refused: x" in error
+    report = EngineReport()
+    report.record_tool_result(refused)
+    failed = [{"command": "echo $(whoami)", "exit_code": None, "error": "refused: x"}]
+    assert report.tool_summary()["failed_commands"] == failed
+
+
 def test_edits_then_only_failing_test_runs_is_a_failure() -> None:
     outcome, reason, error = judge(edit("1"), shell("2", "pytest", 1), shell("3", "pytest", 1))
     assert (outcome, reason) == ("failure", "tool_failed")

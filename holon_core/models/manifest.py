@@ -127,6 +127,10 @@ class FailedCommand(_Open):
     exit_code: int | None = Field(
         default=None, description="None when the engine's evidence does not show it."
     )
+    error: str | None = Field(
+        default=None,
+        description="Why it failed when no exit code tells, e.g. the engine refused to run it.",
+    )
 
 
 class ToolStats(_Open):
