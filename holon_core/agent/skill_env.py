@@ -21,21 +21,19 @@ from holon_core.redact import Redactor, secret_values
 def settle_skill_env(run: RunState, context: RunContext) -> None:
     """Validate native workspace skills and the passed variables; wire them into the run."""
     engine = context.engine
+    spec = context.spec
+    staged = [(s.name, s.requires_env, s.source) for s in context.skills]
+    # Redact first: a run refused below writes its record with this redactor too.
+    _redact(run, context, PassEnv.collect(spec.context.pass_env, staged).names)
     native = find_native_skills(context.workspace, engine.workspace_skill_dirs, context.skills)
     run.metadata["skills_policy"] = skills_policy(engine.workspace_skill_dirs)
     run.metadata["_native_skills"] = native
     for folder, skill in native:
         run.log.info("workspace skill", skill=skill.name, folder=folder, path=str(skill.path))
-    spec = context.spec
     owned = (*engine.credential_env, *engine.passthrough_env)
-    needed = PassEnv.collect(
-        spec.context.pass_env,
-        [(s.name, s.requires_env, s.source) for s in (*context.skills, *(s for _, s in native))],
-    )
-    # Redact the values first: a refused run's record is written with this redactor too.
-    context.secrets = secret_values(run.env, (*engine.credential_env, *needed.names))
-    run.redact = Redactor(context.secrets)
-    run.evidence.redact = run.redact
+    wanted = [*staged, *((s.name, s.requires_env, s.source) for _, s in native)]
+    needed = PassEnv.collect(spec.context.pass_env, wanted)
+    _redact(run, context, needed.names)
     problems = context_env_problems(spec.context.env, owned) + needed.problems(run.env)
     if problems:
         hint = needed.hint(run.env)
@@ -46,3 +44,10 @@ def settle_skill_env(run: RunState, context: RunContext) -> None:
         run.log.warning("pass_env", detail=warning)
         run.metadata.setdefault("warnings", []).append(warning)
     context.pass_env = needed.names
+
+
+def _redact(run: RunState, context: RunContext, names: tuple[str, ...]) -> None:
+    """The adapter's credentials and ``names`` are the values kept out of what holon writes."""
+    context.secrets = secret_values(run.env, (*context.engine.credential_env, *names))
+    run.redact = Redactor(context.secrets)
+    run.evidence.redact = run.redact
