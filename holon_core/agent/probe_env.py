@@ -35,7 +35,7 @@ def env_check(
     context = context if isinstance(context, dict) else {}
     raw_env = context.get("env")
     raw_pass = context.get("pass_env")
-    settings = raw_env if isinstance(raw_env, dict) else {}
+    settings = {str(k): v for k, v in raw_env.items()} if isinstance(raw_env, dict) else {}
     names = [str(n) for n in raw_pass] if isinstance(raw_pass, list) else []
     owned = (*engine.credential_env, *engine.passthrough_env) if engine is not None else ()
     problems = context_env_problems(settings, owned) + pass_env_problems(names)
