@@ -39,6 +39,10 @@ def env_check(
     names = [str(n) for n in raw_pass] if isinstance(raw_pass, list) else []
     owned = (*engine.credential_env, *engine.passthrough_env) if engine is not None else ()
     problems = context_env_problems(settings, owned) + pass_env_problems(names)
+    if raw_env is not None and not isinstance(raw_env, dict):
+        problems.append("context.env must be a mapping of NAME: value settings")
+    if raw_pass is not None and not isinstance(raw_pass, list):
+        problems.append("context.pass_env must be a list of names, e.g. pass_env: [GITHUB_TOKEN]")
     skills = _skills(spec, engine, env, paths, flags)
     needed = PassEnv.collect(names, [(s.name, s.requires_env, s.source) for s in skills])
     problems += needed.problems(env)

@@ -116,7 +116,7 @@ def test_a_run_refused_for_a_missing_variable_redacts_the_passed_ones(tmp_path: 
             assert value.encode() not in path.read_bytes(), path
 
 
-def test_probe_names_non_string_variable_names_instead_of_crashing(tmp_path: Path) -> None:
+def test_probe_refuses_malformed_env_lists_instead_of_crashing(tmp_path: Path) -> None:
     task = make_task(tmp_path / "t", replay=[])
     spec = task.spec.read_text(encoding="utf-8")
     task.spec.write_text(spec + "context:\n  env: {1: x}\n  pass_env: [2]\n", encoding="utf-8")
@@ -124,3 +124,8 @@ def test_probe_names_non_string_variable_names_instead_of_crashing(tmp_path: Pat
     assert probe.exit_code == 1 and "Traceback" not in probe.stderr, probe.stderr
     assert "context.env: '1' is not a variable name" in probe.stderr
     assert "context.pass_env: '2' is not a variable name" in probe.stderr
+    task.spec.write_text(spec + "context:\n  env: [A]\n  pass_env: GITHUB_TOKEN\n", "utf-8")
+    probe = run_agent(task, args=["--probe"])
+    assert probe.exit_code == 1, probe.stderr  # as the run would refuse it
+    assert "context.env must be a mapping" in probe.stderr
+    assert "context.pass_env must be a list of names" in probe.stderr
