@@ -19,7 +19,6 @@ from .kit import closed_pipe, run, script
         ("holon", ["run"], "the following arguments are required: spec"),
         ("holon", ["run", "spec.yaml", "--no-such-flag"], "unrecognized arguments"),
         ("holon", ["no-such-command"], "invalid choice: 'no-such-command'"),
-        ("holon", ["engines", "install", "nope"], "invalid choice: 'nope'"),
         ("holon", ["schema"], "the following arguments are required: which"),
         ("holon", ["plugins", "--no-such-flag"], "unrecognized arguments"),
     ],
@@ -30,6 +29,13 @@ def test_usage_error_exits_1_with_the_usage(command: str, args: list[str], compl
     assert done.stderr.startswith("usage: "), done.stderr
     assert complaint in done.stderr
     assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+def test_an_engine_no_adapter_ships_is_named_with_the_fix() -> None:
+    done = run([script("holon"), "engines", "install", "nope"])
+    assert done.returncode == 1 and done.stdout == ""
+    assert 'no installed adapter ships an engine named "nope"' in done.stderr
+    assert "pip install holon-adapter-nope" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_bare_holon_prints_help_and_exits_1() -> None:
