@@ -12,6 +12,7 @@ BENCHMARKS = (
     "claude_overhead",
     "codex_overhead",
     "gemini_overhead",
+    "opencode_overhead",
     "diff_bench",
     "snapshot_bench",
     "output_throughput",

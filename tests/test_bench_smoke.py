@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ["bench.claude_overhead", "1"],
         ["bench.codex_overhead", "1"],
         ["bench.gemini_overhead", "1"],
+        ["bench.opencode_overhead", "1"],
         ["bench.output_throughput", "1", "--runs", "1"],
     ],
     ids=lambda argv: argv[0],
