@@ -141,8 +141,10 @@ def _check_args(action: str, args: dict[str, Any], where: str) -> None:
     missing = [key for key in required if key not in args]
     if missing:
         raise ScenarioError(f"{where}: {action} needs {', '.join(missing)}")
-    if action == "tool" and not set(args) & {"claude", "codex", "gemini"}:
-        raise ScenarioError(f"{where}: tool needs at least one of claude, codex, gemini")
+    if action == "tool" and not (args and all(isinstance(v, dict) for v in args.values())):
+        raise ScenarioError(
+            f"{where}: tool needs one raw call (a mapping) per client, keyed by engine name"
+        )
     if action == "stall" and float(args.get("seconds", MAX_STALL_SECONDS)) > MAX_STALL_SECONDS:
         raise ScenarioError(f"{where}: stall is capped at {MAX_STALL_SECONDS:.0f} s")
 
