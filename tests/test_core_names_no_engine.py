@@ -22,9 +22,7 @@ NOT_YET_AGNOSTIC = {
     "conformance/holon_conformance/provider/actions.py",
     "conformance/holon_conformance/provider/conversation.py",
     "conformance/holon_conformance/provider/handler.py",
-    "conformance/holon_conformance/provider/scenario.py",
     "conformance/holon_conformance/provider/wire.py",
-    "conformance/holon_conformance/provider/scenarios",
     "conformance/holon_conformance/suite/broken.py",
     "conformance/holon_conformance/suite/canary.py",
 }
