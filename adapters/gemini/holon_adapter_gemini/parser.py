@@ -20,6 +20,7 @@ import re
 from typing import TYPE_CHECKING, Any, Literal
 
 from holon_adapter_gemini.errors import decode
+from holon_adapter_gemini.refusals import refusal
 from holon_adapter_gemini.session_log import find_session_log, shell_exit_codes
 from holon_core.adapter import EngineReport, JsonLinesParser
 from holon_core.events import Event, ToolOutcome, command_ok
@@ -47,6 +48,13 @@ SHELL_TOOL = "run_shell_command"
 _EXITED = re.compile(r"^Command exited with code: (-?\d+)$")
 
 
+def _message(error: Any) -> str | None:
+    """A failed tool's own error message (bounded), for the record."""
+    if not isinstance(error, dict) or not error.get("message"):
+        return None
+    return str(error["message"]).strip()[:200] or None
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -72,6 +80,8 @@ class GeminiParser(JsonLinesParser):
         self._result_error: tuple[str | None, str] | None = None
         self._stopped: tuple[str, str] | None = None
         self._stderr_tail: list[str] = []
+        #: Shell calls the CLI refused or cut off: no exit code to learn for them later.
+        self._refused: set[str] = set()
 
     # -- stdout --------------------------------------------------------------------------
     def handle(self, raw: dict[str, Any]) -> list[Event]:
@@ -151,22 +161,31 @@ class GeminiParser(JsonLinesParser):
         name, params = self._tools.get(tool_id, ("", None))
         ok = raw.get("status") == "success"
         output = raw.get("output")
-        command, exit_code = None, None
+        error = raw.get("error")
+        command, exit_code, refused = None, None, None
         if name == SHELL_TOOL and isinstance(params, dict):
             command = str(params.get("command") or "")
+            refused = refusal(command, raw.get("status"), output, error)
             exited = _EXITED.match(output) if isinstance(output, str) else None
-            if exited:
+            if refused is not None:
+                ok = False  # not run (or cut off), whatever the status says
+            elif exited:
                 exit_code = int(exited.group(1))
                 ok = ok and command_ok(command, exit_code)
-        self.report.record_tool_result(ToolOutcome(tool_id, name or None, ok, command, exit_code))
+        detail = refused[1] if refused else _message(error)
+        if refused is not None:
+            self._refused.add(tool_id)
+        outcome = ToolOutcome(tool_id, name or None, ok, command, exit_code, error=detail)
+        self.report.record_tool_result(outcome)
         if ok and name == SKILL_TOOL and isinstance(params, dict) and params.get("name"):
             assert self.report.skills_seen is not None
             self.report.skills_seen.add(str(params["name"]))
         data: dict[str, Any] = {} if exit_code is None else {"exit_code": exit_code}
         if isinstance(output, str):
             data["output"] = output[:OUTPUT_CAP]
-        error = raw.get("error")
-        if isinstance(error, dict):
+        if refused is not None:
+            data["error"] = {"type": refused[0], "message": refused[1]}
+        elif isinstance(error, dict):
             data["error"] = {"type": error.get("type"), "message": error.get("message")}
         status: Literal["ok", "error"] = "ok" if ok else "error"
         return [
@@ -238,7 +257,11 @@ class GeminiParser(JsonLinesParser):
 
     def _amend_exit_codes(self) -> None:
         """Shell results whose exit code the stream hid: judge them by the session log's."""
-        pending = [t for t in self.report.tool_log if t.command is not None and t.exit_code is None]
+        pending = [
+            t
+            for t in self.report.tool_log
+            if t.command is not None and t.exit_code is None and t.tool_id not in self._refused
+        ]
         path = find_session_log(self.home, self.report.session_id) if self.home else None
         if not pending or path is None:
             return

@@ -29,7 +29,7 @@ SCENARIOS = {
     "all_commands_fail": "all-commands-fail",
 }
 #: Scenarios whose session log is kept too (``<name>.session.jsonl``): exit codes live there.
-SESSION_LOGS = {"all_commands_fail"}
+SESSION_LOGS = {"all_commands_fail", "refused"}
 RATE_429 = {
     "turns": [{"error": {"status": 429, "message": "quota (scripted)"}, "times": "forever"}]
 }
@@ -46,6 +46,34 @@ TOOL_FAILS = {
         {"final": {"text": "Could not write."}},
     ]
 }
+#: Shell calls the CLI refuses or cuts off (see ``refusals.py``), then one it runs whose output
+#: only looks like a refusal; a home policy denies ``whoami``, a 1 s inactivity timeout.
+REFUSED = {
+    "turns": [
+        {"run_shell": {"command": "echo $(date)"}},
+        {"run_shell": {"command": "echo `date` <(true)"}},
+        {
+            "tool": {
+                "gemini": {
+                    "name": "run_shell_command",
+                    "args": {"command": "ls", "dir_path": "/etc"},
+                }
+            }
+        },
+        {"run_shell": {"command": "whoami"}},
+        {"run_shell": {"command": "sleep 3"}},
+        {
+            "run_shell": {
+                "command": "echo 'Blocked: command substitution detected in shell command.'"
+            }
+        },
+        {"final": {"text": "Done, all good."}},
+    ]
+}
+REFUSED_POLICY = (
+    '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "whoami"\ndecision = "deny"\n'
+    'priority = 900\ndenyMessage = "No whoami here."\n'
+)
 SKILL = "---\nname: probe-skill\ndescription: Probe skill for tests.\n---\nSay probe.\n"
 
 
@@ -59,6 +87,8 @@ def capture(name: str, scenario: object, binary: Path) -> None:
         workspace.mkdir()
         with ScriptedProvider(loaded) as provider:  # type: ignore[arg-type]
             launch = direct_launch("gemini", binary, "Create hello.txt", root / "home", provider)
+            if name == "refused":
+                refusing_home(root / "home")
             skill = native_skill_dir("gemini", root / "home") / "probe-skill"
             skill.mkdir(parents=True)
             (skill / "SKILL.md").write_text(SKILL, encoding="utf-8")
@@ -85,6 +115,16 @@ def capture(name: str, scenario: object, binary: Path) -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def refusing_home(home: Path) -> None:
+    """The REFUSED capture's home: a policy denying ``whoami``, a 1 s shell inactivity limit."""
+    (home / ".gemini" / "policies").mkdir(parents=True)
+    (home / ".gemini" / "policies" / "deny.toml").write_text(REFUSED_POLICY, encoding="utf-8")
+    settings_file = home / ".gemini" / "settings.json"
+    settings = json.loads(settings_file.read_text(encoding="utf-8"))
+    settings["tools"] = {"shell": {"inactivityTimeout": 1}}
+    settings_file.write_text(json.dumps(settings), encoding="utf-8")
+
+
 def main() -> int:
     binary = find_engine_binary("gemini", "HOLON_GEMINI_BIN")
     if binary is None:
@@ -95,6 +135,7 @@ def main() -> int:
         capture(name, scenario, binary)
     capture("rate_429", RATE_429, binary)
     capture("tool_fails", TOOL_FAILS, binary)
+    capture("refused", REFUSED, binary)
     return 0
 
 

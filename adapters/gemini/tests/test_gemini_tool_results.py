@@ -58,3 +58,38 @@ def test_a_failed_exploratory_grep_before_working_steps_is_a_success(
     # grep without a match exits 1: an answer, not a failure; `cat hello.txt` exits 0.
     assert [results[0]["data"]["exit_code"], results[2]["data"]["exit_code"]] == [1, 0]
     assert manifest["metadata"]["tools"]["commands_failed"] == 0
+
+
+REFUSED_SUBSTITUTION = {
+    "turns": [
+        {"say": "I will check who I am.", "run_shell": {"command": "echo $(whoami)"}},
+        {"final": {"text": "Done, all good."}},
+    ]
+}
+
+
+def test_a_command_the_cli_refused_to_run_is_a_failed_call_not_a_success(
+    task: Task, provider: Provider
+) -> None:
+    server = provider(REFUSED_SUBSTITUTION)
+    result = run_gemini(task, server)
+    manifest = result.manifest
+    assert manifest is not None, result.stderr
+    assert result.exit_code == 1, result.stderr
+    assert manifest["outcome"] == "failure" and manifest["metadata"]["reason"] == "tool_failed"
+    assert (
+        "`echo $(whoami)` failed: refused by Gemini CLI: command substitution"
+        in (manifest["error"])
+    )
+    (refused,) = final_results(result.events)
+    assert refused["status"] == "error" and "exit_code" not in refused["data"]
+    assert refused["data"]["error"]["type"] == "command_substitution"
+    (failed,) = manifest["metadata"]["tools"]["failed_commands"]
+    assert failed["command"] == "echo $(whoami)" and "exit_code" not in failed
+    assert "did not run" in failed["error"]
+    # What the model was told: the CLI's refusal, not the command's output.
+    contents = server.turn_requests("gemini")[-1].body["contents"]
+    (answer,) = [
+        p["functionResponse"] for c in contents for p in c["parts"] if "functionResponse" in p
+    ]
+    assert answer["response"]["output"].startswith("Command injection detected")
