@@ -1,7 +1,7 @@
 """``holon solve REF``: ``holon run`` with the builtin github-solve skill (see README).
 
 Everything that can be checked before a run is: the ref, the token, that the workspace is a
-clone of the ref's repository, and that the token can read the issue. Then the same runner as
+clean clone of the ref's repository, and that the token can read the issue. Then the same runner as
 ``holon run`` runs a generated spec whose input carries the request envelope; the token
 reaches only the engine, as the declared secret ``GITHUB_TOKEN``.
 """
@@ -111,6 +111,7 @@ def _prepare(
     """Every check that needs no run: ref, token, clone, the issue itself. Nothing starts."""
     from holon_core.solve import (
         Server,
+        check_clean,
         check_clone,
         envelope,
         find_token,
@@ -125,6 +126,7 @@ def _prepare(
     if not workspace.is_dir():
         raise InputError(f"workspace {workspace} is not a directory", hint="pass --workspace DIR")
     remote = check_clone(workspace, ref, server.host)
+    check_clean(workspace)
     kind, issue = lookup(server, ref, token)
     request = envelope(
         ref,

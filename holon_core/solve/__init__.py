@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from holon_core.solve.github_api import Server, find_token, lookup
 from holon_core.solve.ref import GitHubRef, parse_ref
-from holon_core.solve.remote import check_clone, parse_remote, push_url
+from holon_core.solve.remote import check_clean, check_clone, parse_remote, push_url
 from holon_core.solve.request import envelope, write_task
 
 __all__ = [
     "GitHubRef",
     "Server",
+    "check_clean",
     "check_clone",
     "envelope",
     "find_token",

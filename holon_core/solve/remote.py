@@ -77,6 +77,26 @@ def check_clone(workspace: Path, ref: GitHubRef, server_host: str) -> Remote:
     return remote
 
 
+def check_clean(workspace: Path) -> None:
+    """Refuse uncommitted changes: ``publish.py`` commits the snapshot's whole working tree,
+    so a local edit or an untracked file would be pushed with the fix, unseen in diff.patch."""
+    done = subprocess.run(
+        ["git", "-C", str(workspace), "status", "--porcelain=v1", "-z"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    paths = [entry[3:] for entry in done.stdout.split("\0") if len(entry) > 3]
+    if done.returncode != 0 or not paths:
+        return
+    named = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    raise InputError(
+        f"workspace {workspace} has uncommitted changes ({named}): the skill would push "
+        "them with the fix",
+        hint="commit them, or set them aside with git stash -u, then rerun",
+    )
+
+
 def push_url(remote: Remote, ref: GitHubRef, server_url: str) -> str:
     """Where the skill pushes: a local origin as is, else https on the server with the token
     (the engine has no SSH keys: its HOME is run-local)."""

@@ -60,3 +60,13 @@ def test_bad_ref(world: World, ref: str, words: list[str]):
 def test_workspace_without_origin(world: World):
     git(world.workspace, "remote", "remove", "origin")
     _refused(world, world.solve("acme/widgets#7"), "not a git clone with an origin remote")
+
+
+def test_uncommitted_changes_are_refused(world: World):
+    # publish.py commits the snapshot's whole working tree: a local edit or an untracked file
+    # would be pushed with the fix, though diff.patch (what the user reviews) never shows it.
+    (world.workspace / "notes.txt").write_text("my private notes\n")
+    (world.workspace / "widget.py").write_text("def spin():\n    return 2\n")
+    done = world.solve("acme/widgets#7")
+    _refused(world, done, "uncommitted changes", "notes.txt", "widget.py", "git stash -u")
+    assert world.gh.calls == []
