@@ -10,6 +10,11 @@ Bash results carry the exit code as text: a failed command's ``tool_result`` is
 (0), and one Claude Code itself reads as an answer (``grep`` with no match, ``diff`` that
 found differences) is ``is_error: false`` with ``tool_use_result.returnCodeInterpretation``
 naming it (exit 1). holon judges the code by the same rule as on every engine.
+
+A call Claude Code refused (a ``permissions.deny`` rule, which the workspace's
+``.claude/settings.json`` can set even under ``--dangerously-skip-permissions``; a path
+outside the allowed directories) is ``is_error: true`` with the refusal as its text and no
+exit code: a failed call whose ``error`` says it never ran.
 """
 
 from __future__ import annotations
@@ -34,6 +39,14 @@ SHELL_TOOL = "Bash"
 _EXIT_CODE = re.compile(r"^Exit code (-?\d+)\b")
 #: ``returnCodeInterpretation`` texts Claude Code gives exit status 1 of answer commands.
 _EXIT_ONE = ("No matches found", "Files differ")
+#: Texts of the ``tool_result`` Claude Code 2.1 sends back instead of running a call.
+_REFUSED = re.compile(
+    r"^(Permission to use .* has been denied\b"
+    r"|.* was blocked\. For security, Claude Code may only"
+    r"|.* was blocked by a deny rule)"
+)
+#: Characters of a refusal kept in the record.
+REFUSAL_CHARS = 200
 
 
 class ClaudeParser(JsonLinesParser):
@@ -158,11 +171,15 @@ class ClaudeParser(JsonLinesParser):
             # The exit code decides when known, by the rule every engine shares.
             ok = not failed if exit_code is None else command_ok(command or "", exit_code)
             tool = self._tool_names.get(tool_id)
-            self.report.record_tool_result(ToolOutcome(tool_id, tool, ok, command, exit_code))
+            refused = _refusal(text) if failed and exit_code is None else None
+            outcome = ToolOutcome(tool_id, tool, ok, command, exit_code, error=refused)
+            self.report.record_tool_result(outcome)
             if ok and tool_id in self._skill_calls:
                 self.report.extra["skills_used"].append(self._skill_calls[tool_id])
             data: dict[str, Any] = {} if exit_code is None else {"exit_code": exit_code}
             data["output"] = text[:OUTPUT_PREVIEW]
+            if refused is not None:
+                data["error"] = {"type": "refused", "message": refused}
             status: Literal["ok", "error"] = "ok" if ok else "error"
             events.append(
                 Event(type="tool_result", tool=tool, tool_id=tool_id, status=status, data=data)
@@ -228,6 +245,14 @@ class ClaudeParser(JsonLinesParser):
         if not self.report.terminal_seen and self.report.error is None and self._api_error_text:
             self.report.error = f"Claude Code ended without a result: {self._api_error_text}"
         return self.report
+
+
+def _refusal(text: str) -> str | None:
+    """holon's sentence for a call Claude Code refused to run; None for any other error."""
+    first = text.strip().split("\n", 1)[0][:1000]
+    if not _REFUSED.match(first):
+        return None
+    return f"refused by Claude Code: {first[:REFUSAL_CHARS]}"
 
 
 def _exit_code(failed: bool, text: str, detail: object) -> int | None:

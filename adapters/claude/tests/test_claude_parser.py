@@ -118,3 +118,23 @@ def test_garbage_lines_do_not_break_the_stream() -> None:
     assert parser.feed("[1, 2]") == []
     (event,) = parser.feed("not json at all")
     assert event.type == "message" and event.data == {"unparsed": True}
+
+
+def test_calls_a_deny_rule_refused_fail_without_an_exit_code() -> None:
+    # Captured from Claude Code 2.1.197 with `"deny": ["Bash(whoami:*)"]` in the workspace's
+    # .claude/settings.json: `whoami` and `echo hi && whoami` refused, `echo ok` ran.
+    report, events = parse("refused.jsonl")
+    verdicts = [(t.command, t.ok, t.exit_code) for t in report.tool_log]
+    assert verdicts == [
+        ("whoami", False, None),
+        ("echo hi && whoami", False, None),
+        ("echo ok", True, 0),
+    ]
+    assert report.tool_log[1].error == (
+        "refused by Claude Code: Permission to use Bash with command echo hi && whoami has "
+        "been denied."
+    )
+    assert report.tool_log[2].error is None
+    results = [e for e in events if e.type == "tool_result"]
+    assert [e.data.get("error", {}).get("type") for e in results] == ["refused", "refused", None]
+    assert report.tool_summary()["commands_failed"] == 2

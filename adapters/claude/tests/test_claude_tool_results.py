@@ -10,6 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from holon_conformance.provider import parse_scenario
+
+from holon_core.testing import make_task
 
 pytestmark = pytest.mark.engine("claude")
 
@@ -48,3 +51,24 @@ def test_a_failed_exploratory_grep_before_working_steps_is_a_success(
     # grep without a match exits 1: an answer, not a failure; `cat hello.txt` exits 0.
     assert [results[0]["data"]["exit_code"], results[2]["data"]["exit_code"]] == [1, 0]
     assert manifest["metadata"]["tools"]["commands_failed"] == 0
+
+
+def test_a_command_a_deny_rule_refused_is_a_failed_call_not_a_success(
+    kit, scripted_provider, tmp_path, assert_valid_manifest
+):
+    # The workspace's own settings deny `whoami`; the bypass mode does not lift deny rules.
+    deny = '{"permissions": {"deny": ["Bash(whoami:*)"]}}\n'
+    task = make_task(tmp_path / "task", goal="Who am I?", files={".claude/settings.json": deny})
+    scenario = {"turns": [{"run_shell": {"command": "whoami"}}, {"final": {"text": "Done."}}]}
+    server = scripted_provider(parse_scenario(scenario, "refused"))
+    result = kit.run(task, server)
+    manifest = assert_valid_manifest(result.manifest)
+    assert result.exit_code == 1, result.stderr
+    assert manifest["outcome"] == "failure" and manifest["metadata"]["reason"] == "tool_failed"
+    refusal = "refused by Claude Code: Permission to use Bash with command whoami has been denied."
+    assert f"`whoami` failed: {refusal}" in manifest["error"]
+    (refused,) = final_results(result.events)
+    assert refused["status"] == "error" and "exit_code" not in refused["data"]
+    assert refused["data"]["error"] == {"type": "refused", "message": refusal}
+    (failed,) = manifest["metadata"]["tools"]["failed_commands"]
+    assert failed == {"command": "whoami", "error": refusal}
