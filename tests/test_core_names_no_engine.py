@@ -23,7 +23,6 @@ NOT_YET_AGNOSTIC = {
     "conformance/holon_conformance/provider/conversation.py",
     "conformance/holon_conformance/provider/handler.py",
     "conformance/holon_conformance/provider/wire.py",
-    "conformance/holon_conformance/suite/broken.py",
     "conformance/holon_conformance/suite/canary.py",
 }
 #: Documentation kept as data: the requirement registry quotes the RFC's sentences.

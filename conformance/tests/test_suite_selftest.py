@@ -24,8 +24,8 @@ from holon_conformance.suite.broken import EXPECTED, TARGETS
 WORKERS = 3
 #: The one adapter the self-test runs the serve session for (see ``_start``).
 SERVE_REFERENCE = "replay"
-#: The real Claude Code first: the slowest adapter starts its group.
-ORDER = sorted(("replay", *TARGETS), key=lambda name: "claude" not in name)
+#: The real engine first: the slowest adapter starts its group.
+ORDER = sorted(("replay", *TARGETS), key=lambda name: name != "broken-engine-commits")
 
 
 def _start(out: Path, names: list[str]) -> subprocess.Popen[str]:
@@ -38,6 +38,7 @@ def _start(out: Path, names: list[str]) -> subprocess.Popen[str]:
     # serve session apiece would add minutes (their SERVE rows stay "not run").
     argv += ["-k", f"not test_serve_ or {SERVE_REFERENCE}"]
     env = dict(os.environ, HOLON_PLUGINS="holon_conformance.suite.broken")
+    env.setdefault("HOLON_BROKEN_BASE", "claude")
     log = (out / "stdout.txt").open("w", encoding="utf-8")
     return subprocess.Popen(argv, cwd=out, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
 
@@ -109,8 +110,8 @@ def test_broken_adapter_fails_exactly_its_rows(report: dict[str, Any], name: str
 
 
 def test_one_broken_adapter_drives_a_real_engine(report: dict[str, Any]) -> None:
-    adapter = _adapter(report, "broken-claude-commits")
-    assert adapter["engine_version"], "the broken Claude adapter found no claude binary"
+    adapter = _adapter(report, "broken-engine-commits")
+    assert adapter["engine_version"], "the broken real-engine adapter found no engine binary"
     assert _row(adapter, "RFC2-EXIT-001") == "PASS"  # the real engine did the task
 
 

@@ -1,8 +1,8 @@
 """Deliberately broken adapters: the suite's self-test (load with ``HOLON_PLUGINS``).
 
 ``HOLON_PLUGINS=holon_conformance.suite.broken`` registers them next to the real ones; each
-is the built-in replay engine (one wraps the real Claude Code, driven through the scripted
-model server) with exactly one contract violation, and :data:`TARGETS` says which rows the
+is the built-in replay engine (one wraps a real engine CLI's adapter, driven through the
+scripted model server) with exactly one contract violation, and :data:`TARGETS` says which rows the
 suite must report FAIL for it. :data:`EXPECTED` is every row that is not a pass, exactly.
 They are never loaded by default.
 """
@@ -100,7 +100,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "RFC2-PROBE-004": _F,
     },
     # The committed workspace already holds the change, so the patch no longer applies to it.
-    "broken-claude-commits": {
+    "broken-engine-commits": {
         "RFC2-RUN-008": _F,
         "RFC2-V01-PATCH-001": _F,
         "RFC2-OUT-006": "WARN",
@@ -383,35 +383,60 @@ class ProbeNotReady(_Broken):
         return checks
 
 
-def _claude_commits() -> EngineAdapter | None:
-    """Claude Code (the real CLI, through the scripted model server) that commits its work
-    to the workspace's branch when it is done: applying changes back, implicitly."""
-    try:
-        from holon_adapter_claude.adapter import ClaudeAdapter
-    except ImportError:
+#: The installed adapter ``broken-engine-commits`` wraps (default: the first by name that
+#: declares an npm engine and a model API).
+BASE_ENV = "HOLON_BROKEN_BASE"
+
+
+def _real_adapter() -> EngineAdapter | None:
+    """An installed adapter of a real engine CLI, read from the ``holon`` entry points."""
+    from importlib.metadata import entry_points
+
+    wanted = os.environ.get(BASE_ENV)
+    for point in sorted(entry_points(group="holon"), key=lambda p: p.name):
+        if wanted and point.name != wanted:
+            continue
+        try:
+            module = point.load()
+        except Exception:  # a broken plugin is the plugin manager's to report
+            continue
+        found: list[EngineAdapter] = []
+        register = getattr(module, "holon_register_engines", None)
+        if callable(register):
+            register(register=found.append)
+        for adapter in found:
+            if adapter.engine_package is not None and adapter.model_api is not None:
+                return adapter
+    return None
+
+
+def _engine_commits() -> EngineAdapter | None:
+    """A real engine CLI (through the scripted model server) that commits its work to the
+    workspace's branch when it is done: applying changes back, implicitly."""
+    base = _real_adapter()
+    if base is None:
         return None
 
-    class ClaudeCommits(ClaudeAdapter):
-        name = "broken-claude-commits"
-        distribution = "holon-conformance"
+    def launch(self: EngineAdapter, run: RunContext) -> LaunchPlan:
+        plan = type(base).launch(self, run)
+        commit = (
+            "git add -A >/dev/null 2>&1; git -c user.name=engine -c user.email=e@x "
+            "commit -qm 'engine work' >/dev/null 2>&1"
+        )
+        plan.argv = ["sh", "-c", f'"$@"; rc=$?; {commit}; exit $rc', "sh", *plan.argv]
+        return plan
 
-        def launch(self, run: RunContext) -> LaunchPlan:
-            plan = super().launch(run)
-            commit = (
-                "git add -A >/dev/null 2>&1; git -c user.name=engine -c user.email=e@x "
-                "commit -qm 'engine work' >/dev/null 2>&1"
-            )
-            plan.argv = ["sh", "-c", f'"$@"; rc=$?; {commit}; exit $rc', "sh", *plan.argv]
-            return plan
-
-    return ClaudeCommits()
+    members = {"name": "broken-engine-commits", "distribution": "holon-conformance"}
+    commits = type("EngineCommits", (type(base),), {**members, "launch": launch})
+    adapter: EngineAdapter = commits()
+    return adapter
 
 
 @hookimpl
 def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
-    claude = _claude_commits()
-    if claude is not None:
-        register(claude)
+    real = _engine_commits()
+    if real is not None:
+        register(real)
     for cls in (
         WritesTmp,
         HidesNeedsHuman,
