@@ -76,15 +76,27 @@ def run_cell(
         code = _wait(proc, cancel)
         out.seek(0)
         raw = out.read(4 * 1024 * 1024)
-    if not (cell_dir / _STDERR).stat().st_size:
-        (cell_dir / _STDERR).unlink()
     try:
         payload = json.loads(raw)
         if not isinstance(payload, dict):
             raise ValueError("not an object")
     except ValueError:
-        return _error(cell, f"holon run exited {code} without a result; see {err.name}")
+        return _error(cell, f"holon run exited {code} without a result: {_last_line(err.name)}")
+    if not (cell_dir / _STDERR).stat().st_size:
+        (cell_dir / _STDERR).unlink()
     return from_run_json(cell, payload)
+
+
+def _last_line(path: str | int) -> str:
+    """The end of what ``holon run`` printed on stderr (its error or traceback), or where."""
+    try:
+        with open(path, "rb") as handle:  # noqa: PTH123 (a file object's name)
+            handle.seek(0, 2)
+            handle.seek(max(handle.tell() - 2000, 0))
+            lines = handle.read().decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return "it printed nothing on stderr"
+    return lines[-1][:300] if lines else "it printed nothing on stderr"
 
 
 def _wait(proc: subprocess.Popen[bytes], cancel: threading.Event) -> int:

@@ -28,6 +28,7 @@ def terminal_table(results: Sequence[CellResult]) -> str:
     lines = [
         "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in rows
     ]
+    lines += [f"{r.cell}: {r.error}" for r in results if r.outcome != "success" and r.error]
     return "\n".join(lines) + "\n" + summary_line(results) + "\n"
 
 
