@@ -42,19 +42,19 @@ class RayCluster:
     def start_node(self, resources: Mapping[str, float], *, head: bool) -> None:
         """``ray start`` gives a node 30 s to register (fixed in Ray): on a loaded machine
         that can pass, so a node that did not come up is killed and started again."""
-        for _tries in range(3):
+        for _tries in range(4):
             if self._start(resources, head=head):
                 return
             self._kill(self.sessions.pop())
             if head:
                 self.port = free_port()
                 self.address = f"127.0.0.1:{self.port}"
-        raise AssertionError(f"ray start failed 3 times; see {self.temp}")
+        raise AssertionError(f"ray start failed 4 times; see {self.temp}")
 
     def _start(self, resources: Mapping[str, float], *, head: bool) -> bool:
         argv = [RAY, "start", "--num-cpus", "1", "--node-ip-address", "127.0.0.1"]
         argv += ["--resources", json.dumps(dict(resources)), "--disable-usage-stats"]
-        argv += ["--dashboard-agent-listen-port", str(free_port())]
+        argv += ["--dashboard-agent-listen-port", str(free_port()), "--include-log-monitor=false"]
         if head:
             argv += ["--head", "--port", str(self.port), "--include-dashboard=false"]
             argv += ["--dashboard-port", str(free_port()), "--temp-dir", str(self.temp)]
