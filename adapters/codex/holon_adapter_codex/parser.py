@@ -39,6 +39,11 @@ NETWORK_WAITS = 2
 #: ``Reconnecting... 1/5 (the error)`` -> ``the error``.
 _NOTICE = re.compile(r"^Reconnecting\.\.\. (?:\d+/\d+ )?\((.*)\)$", re.S)
 _STDIN_NOTICE = "Reading additional input from stdin"
+#: The only trace of a command an execpolicy rule forbids (``decision = "forbidden"``):
+#: Codex 0.169 prints no item for it on stdout, only this stderr line (and the model is told).
+_REJECTED = re.compile(
+    r"exec_command failed: CreateProcess .*Rejected\(\\*\"`(.*)` rejected: (.*?)\\*\"\)"
+)
 
 
 class CodexParser(JsonLinesParser):
@@ -191,10 +196,23 @@ class CodexParser(JsonLinesParser):
         text = line.strip()
         if not text or text.startswith(_STDIN_NOTICE):
             return []
+        rejected = _REJECTED.search(text[:4000])
+        if rejected:
+            return [Event(type="stderr", text=line), self._rejected(*rejected.groups())]
         if text.startswith("Error") and self.report.error is None:
             # Start-up failures (bad config, missing CODEX_HOME) only reach stderr.
             self.report.error = f"Codex failed to start: {text}"
         return [Event(type="stderr", text=line)]
+
+    def _rejected(self, command: str, why: str) -> Event:
+        """A command Codex refused to start: a failed call that never ran (no exit code)."""
+        report = self.report
+        report.tool_calls += 1
+        tool_id = f"rejected-{report.tool_calls}"
+        error = f"refused by Codex: {why[:200]}"
+        report.record_tool_result(ToolOutcome(tool_id, "shell", False, command, error=error))
+        data = {"command": command, "error": {"type": "refused", "message": error}}
+        return Event(type="tool_result", tool="shell", tool_id=tool_id, status="error", data=data)
 
     def finish(self, exit_code: int | None) -> EngineReport:
         report = self.report

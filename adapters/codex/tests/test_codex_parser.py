@@ -107,3 +107,21 @@ def test_max_steps_counts_model_turns(tmp_path: Path) -> None:
     assert report.abort_reason == report.reason == "max_steps"
     assert report.tool_calls == 2  # the third turn was a message, not a tool call
     assert report.is_error is True  # even though turn.completed followed
+
+
+def test_a_forbidden_command_seen_only_on_stderr_is_a_failed_call(tmp_path: Path) -> None:
+    # Codex 0.169.0's line for a command a `decision="forbidden"` execpolicy rule refused.
+    line = (
+        "2026-11-23T00:02:15.483314Z ERROR codex_core::tools::router: error=exec_command "
+        'failed: CreateProcess { message: "Rejected(\\"`/bin/bash -lc whoami` rejected: '
+        'policy forbids commands starting with `whoami`\\")" }'
+    )
+    parser = CodexParser(tmp_path, "http://127.0.0.1")
+    kinds = [e.type for e in parser.feed_stderr(line)]
+    assert kinds == ["stderr", "tool_result"]
+    (outcome,) = parser.report.tool_log
+    assert (outcome.ok, outcome.exit_code, outcome.command) == (False, None, "/bin/bash -lc whoami")
+    assert outcome.error == "refused by Codex: policy forbids commands starting with `whoami`"
+    assert parser.report.tool_calls == 1 and parser.report.tool_failures == 1
+    assert [e.type for e in parser.feed_stderr("ERROR something else failed")] == ["stderr"]
+    assert parser.report.tool_calls == 1
