@@ -18,6 +18,7 @@ MEASURED = {
     "claude": {".claude/skills"},
     "codex": {".agents/skills", ".codex/skills"},
     "gemini": {".gemini/skills", ".agents/skills"},
+    "opencode": {".opencode/skills", ".agents/skills"},
     "replay": set(),
 }
 

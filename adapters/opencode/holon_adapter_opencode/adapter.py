@@ -48,6 +48,8 @@ class OpenCodeAdapter(EngineAdapter):
     )
     credential_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
     passthrough_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_BASE_URL",)
+    #: OpenCode 1.18.33 discovers these in the workspace itself (measured): holon validates them.
+    workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".opencode/skills", ".agents/skills")
     model_api: ClassVar[str | None] = "anthropic-messages"
 
     def endpoint_env(self, base_url: str) -> dict[str, str]:
