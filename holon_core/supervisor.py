@@ -28,14 +28,14 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-import psutil
-
 from holon_core._pipes import ChunkReader, LineSplitter, Spool, StdinWriter
 from holon_core._watchdog import Watchdog
 from holon_core.process_tree import (
     TREE_MARKER_ENV,
+    Proc,
     ProcessTree,
     become_subreaper,
+    children_of,
     die_with_parent,
 )
 
@@ -104,7 +104,7 @@ def supervise(
     become_subreaper()
     marker = secrets.token_hex(8)
     watchdog = Watchdog()  # before `foreign` is taken: it is ours, not the engine's
-    foreign = psutil.Process().children()  # ours already; anything adopted later is the engine's
+    foreign = children_of(os.getpid())  # ours already; anything adopted later is the engine's
     try:  # before the engine starts: a spool that cannot be made fails the run, not the engine
         spool = Spool(spool_dir)
     except OSError:
@@ -197,7 +197,7 @@ class _Run:
         callbacks: dict[str, Callable[[str], None]],
         should_abort: Callable[[], str | None],
         *,
-        foreign: list[psutil.Process],
+        foreign: list[Proc],
         on_output: Callable[[str, bytes], None] | None = None,
         spool: Spool,
     ) -> None:
@@ -229,7 +229,6 @@ class _Run:
             self.threads.append(self.writer)
         for thread in self.threads:
             thread.start()
-        self.tree.sample()
 
     # -- the main loop -----------------------------------------------------------------------
     def until_end(

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import time
 
 import psutil
 
-from holon_core.process_tree import ProcessTree, become_subreaper, descendants, kill_tree
+from holon_core.process_tree import (
+    ProcessTree,
+    become_subreaper,
+    children_of,
+    descendants,
+    kill_tree,
+    scan,
+)
 
 
 def test_become_subreaper_on_linux():
@@ -46,3 +56,28 @@ def test_kill_tree_kills_and_reaps_a_whole_tree():
     assert [p for p in watched if p.is_running()] == []
     proc.stdout.close()
     proc.returncode = -9  # reaped by kill_tree, by pid
+
+
+def test_the_proc_scan_agrees_with_psutil_even_for_an_odd_command_name(tmp_path):
+    # A command name with spaces and parentheses must not shift the fields read after it.
+    odd = tmp_path / "a) b (c"
+    odd.symlink_to(shutil.which("sleep") or "/bin/sleep")
+    proc = subprocess.Popen([str(odd), "300"], start_new_session=True)
+    try:
+        stat = scan()[proc.pid]
+        real = psutil.Process(proc.pid)
+        assert (stat.ppid, stat.session, stat.zombie) == (os.getpid(), proc.pid, False)
+        assert stat.rss_bytes > 0
+        assert [p.pid for p in children_of(os.getpid())].count(proc.pid) == 1
+        assert [p.pid for p in descendants(os.getpid())].count(proc.pid) == 1
+        proc.kill()
+        for _ in range(200):  # the kill lands asynchronously: a zombie until reaped
+            if scan()[proc.pid].zombie:
+                break
+            time.sleep(0.01)
+        assert scan()[proc.pid].zombie
+        assert real.status() == psutil.STATUS_ZOMBIE
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.pid not in scan()
