@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the agent image (and its test image) from the wheels in dist/.
 #
-#   container/build.sh [--base IMAGE] [--engines all|claude|codex|gemini] [--ca-certs DIR]
+#   container/build.sh [--base IMAGE] [--engines all|claude|codex|gemini|opencode] [--ca-certs DIR]
 #                      [--tag NAME] [--no-test-image]
 #
 # The default base is localhost/holon-debian-base:trixie, built here by base-image.sh from the
@@ -23,8 +23,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 case $engines in
-    all|claude|codex|gemini) ;;
-    *) echo "build.sh: --engines $engines: use all, claude, codex or gemini" >&2; exit 1 ;;
+    all|claude|codex|gemini|opencode) ;;
+    *) echo "build.sh: --engines $engines: use all, claude, codex, gemini or opencode" >&2; exit 1 ;;
 esac
 [ -n "$tag" ] || { [ "$engines" = all ] && tag=holon-agent:latest || tag=holon-agent:$engines; }
 
