@@ -1,7 +1,8 @@
 """``holon solve REF``: ``holon run`` with the builtin github-solve skill (see README).
 
 Everything that can be checked before a run is: the ref, the token, that the workspace is a
-clean clone of the ref's repository, and that the token can read the issue. Then the same runner as
+clean clone of the ref's repository, that the token can read the issue, and for a pull
+request that the workspace holds its head commit. Then the same runner as
 ``holon run`` runs a generated spec whose input carries the request envelope; the token
 reaches only the engine, as the declared secret ``GITHUB_TOKEN``.
 """
@@ -113,10 +114,12 @@ def _prepare(
         Server,
         check_clean,
         check_clone,
+        check_head,
         envelope,
         find_token,
         lookup,
         parse_ref,
+        pull_head,
         push_url,
     )
 
@@ -128,6 +131,8 @@ def _prepare(
     remote = check_clone(workspace, ref, server.host)
     check_clean(workspace)
     kind, issue = lookup(server, ref, token)
+    if kind == "pull_request":
+        check_head(workspace, ref, *pull_head(server, ref, token))
     request = envelope(
         ref,
         kind,

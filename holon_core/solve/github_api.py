@@ -1,6 +1,7 @@
-"""The one host-side GitHub call of ``holon solve``: is the ref there, readable with this token,
-and is it an issue or a pull request? It fails before anything starts (no snapshot, no engine)
-with the reason: a rejected token, an unknown issue, a rate limit, an unreachable server."""
+"""The host-side GitHub calls of ``holon solve``: is the ref there, readable with this token,
+and is it an issue or a pull request (and for a pull request, its head)? They fail before
+anything starts (no snapshot, no engine) with the reason: a rejected token, an unknown issue,
+a rate limit, an unreachable server."""
 
 from __future__ import annotations
 
@@ -54,14 +55,26 @@ def find_token(env: dict[str, str]) -> str:
 
 def lookup(server: Server, ref: GitHubRef, token: str) -> tuple[Kind, dict[str, Any]]:
     """GET the issue (GitHub serves pull requests there too); its kind and its JSON."""
-    url = f"{server.api_url}/repos/{ref.full_name}/issues/{ref.number}"
+    issue = _get(server, f"issues/{ref.number}", ref, token)
+    kind: Kind = "pull_request" if "pull_request" in issue else "issue"
+    return kind, issue
+
+
+def pull_head(server: Server, ref: GitHubRef, token: str) -> tuple[str, str]:
+    """A pull request's head: (branch, commit sha)."""
+    head = _get(server, f"pulls/{ref.number}", ref, token).get("head") or {}
+    return str(head.get("ref") or ""), str(head.get("sha") or "")
+
+
+def _get(server: Server, path: str, ref: GitHubRef, token: str) -> dict[str, Any]:
+    url = f"{server.api_url}/repos/{ref.full_name}/{path}"
     request = urllib.request.Request(url)
     request.add_header("Authorization", f"Bearer {token}")
     request.add_header("Accept", "application/vnd.github+json")
     request.add_header("User-Agent", "holon-solve")
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
-            issue = json.loads(response.read() or b"{}")
+            data = json.loads(response.read() or b"{}")
     except urllib.error.HTTPError as exc:
         raise _http_error(exc, ref, server) from None
     except (urllib.error.URLError, OSError, ValueError) as exc:
@@ -69,8 +82,7 @@ def lookup(server: Server, ref: GitHubRef, token: str) -> tuple[Kind, dict[str, 
             f"cannot reach the GitHub API at {server.api_url}: {exc}",
             hint="check the network, or GITHUB_API_URL for GitHub Enterprise",
         ) from None
-    kind: Kind = "pull_request" if "pull_request" in issue else "issue"
-    return kind, issue
+    return data if isinstance(data, dict) else {}
 
 
 def _http_error(exc: urllib.error.HTTPError, ref: GitHubRef, server: Server) -> HolonError:

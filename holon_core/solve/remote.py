@@ -97,6 +97,22 @@ def check_clean(workspace: Path) -> None:
     )
 
 
+def check_head(workspace: Path, ref: GitHubRef, branch: str, sha: str) -> None:
+    """A pull request is fixed on its own code: HEAD must hold the PR's head commit, so the
+    engine sees the PR and ``publish.py`` can fast-forward the PR's branch."""
+    done = subprocess.run(
+        ["git", "-C", str(workspace), "merge-base", "--is-ancestor", sha or "-", "HEAD"],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode == 0:
+        return
+    raise InputError(
+        f"workspace {workspace} is not at the head of pull request {ref} ({branch} at {sha[:12]})",
+        hint=f"check it out first: git fetch origin {branch} && git checkout {branch}",
+    )
+
+
 def push_url(remote: Remote, ref: GitHubRef, server_url: str) -> str:
     """Where the skill pushes: a local origin as is, else https on the server with the token
     (the engine has no SSH keys: its HOME is run-local)."""

@@ -70,3 +70,18 @@ def test_uncommitted_changes_are_refused(world: World):
     done = world.solve("acme/widgets#7")
     _refused(world, done, "uncommitted changes", "notes.txt", "widget.py", "git stash -u")
     assert world.gh.calls == []
+
+
+def test_pull_request_needs_its_head_checked_out(world: World):
+    # The engine must work on the PR's code, and publish.py fast-forwards the PR's branch from
+    # HEAD: from main the push was rejected at the very end, after the engine's whole run.
+    git(world.workspace, "checkout", "-qb", "feature")
+    (world.workspace / "widget.py").write_text("def spin():\n    return 1 / 0  # fast\n")
+    git(world.workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "fast")
+    git(world.workspace, "push", "-q", "origin", "feature")
+    world.pushes.unlink()
+    head = git(world.workspace, "rev-parse", "HEAD")
+    world.gh.add_pull("acme/widgets", 9, "Spin faster", head="feature", head_sha=head)
+    git(world.workspace, "checkout", "-q", "main")
+    done = world.solve("https://github.com/acme/widgets/pull/9")
+    _refused(world, done, "not at the head of pull request acme/widgets#9", "git checkout feature")
