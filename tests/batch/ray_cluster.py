@@ -91,7 +91,7 @@ class RayCluster:
                     proc.send_signal(sig)
                 except psutil.Error:
                     continue
-            psutil.wait_procs(procs, timeout=10)
+            psutil.wait_procs(procs, timeout=3 if sig == signal.SIGTERM else 10)
 
 
 def _sid(proc: psutil.Process) -> int | None:
