@@ -23,6 +23,7 @@ from holon_core.errors import HolonError, InputError
 from holon_core.models.spec import Spec
 from holon_core.plugins import load_plugins
 from holon_core.runner.agent_env import agent_command, agent_env
+from holon_core.runner.agent_stderr import explain_missing_manifest
 from holon_core.runner.container import Container, ContainerOptions, prepare
 from holon_core.runner.inputs import InputSources, build_input, lock_input, unlock_input
 from holon_core.runner.layout import RunLayout, default_runs_dir, new_layout, register
@@ -193,6 +194,8 @@ def _run(
     try:
         modified = _verify(original, inputs, layout.input)
         _judge(result, spec, exited, options.apply and stops.received is None, modified)
+        if result.reason == "missing_manifest":
+            explain_missing_manifest(result, layout.agent_log("stderr"), env)
     except (HolonError, OSError) as exc:  # the record is still written, and says why
         result.outcome, result.reason, result.exit_code = "failure", "runner_error", 1
         result.valid, result.error = False, f"cannot validate the result: {exc}"

@@ -4,6 +4,7 @@ a missing required artifact, or an output dir it must not clear are all reported
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -157,3 +158,20 @@ def test_a_manifest_too_big_or_not_a_file_is_refused_without_reading_it_all(
     assert ran.exit_code == 1
     assert ran.json["reason"] == "invalid_manifest"
     assert "is not a regular file of at most 8 MiB" in ran.json["error"]
+
+
+def test_an_agent_that_died_early_is_explained(tmp_path: Path) -> None:
+    # The real holon-agent, refused at its command line (as a container runtime that cannot
+    # start the image refuses): the run names the agent's own last words, not only the log.
+    ws = make_workspace(tmp_path / "ws", "plain")
+    spec = write_task(tmp_path / "task", [])
+    agent = f"{sys.executable} -m holon_core.agent.main --no-such-flag"
+    ran = holon_run(tmp_path, [str(spec), "--workspace", str(ws), "--json"],
+                    {"HOLON_AGENT_CMD": agent, "SOME_API_KEY": "--no-such-flag"})  # fmt: skip
+    assert ran.exit_code == 1
+    result = ran.json
+    assert result["reason"] == "missing_manifest"
+    assert "exited with code 1" in result["error"], result["error"]
+    assert "unrecognized arguments" in result["error"], result["error"]
+    assert "agent.stderr.log" in result["problems"][0]["message"]
+    assert "--no-such-flag" not in result["error"]  # a secret's value is redacted here too
