@@ -5,7 +5,9 @@ The engine itself dies with the agent (``PR_SET_PDEATHSIG``, see
 was their subreaper, and a SIGKILLed agent runs no cleanup. So a watchdog (a forked copy of
 the agent) waits on a pipe the agent holds open; end-of-file without the agent having stopped
 it means the agent is gone, and it SIGKILLs every process in the engine's process group or
-session or carrying the run's marker variable, in rounds until none is left.
+session or carrying the run's marker variable, in rounds until none is left. One watchdog can
+watch many runs in turn (serve mode's turns): each arms it for its engine and disarms it when
+its tree is gone.
 
 Limits: Linux only (``/proc``); a tool that left the engine's session *and* cleared its
 environment after the agent died is not found (while the agent lives, the subreaper finds
@@ -38,6 +40,7 @@ class Watchdog:
     def __init__(self) -> None:
         self._pid: int | None = None
         self._fd: int | None = None
+        self._owner = os.getpid()
         if not sys.platform.startswith("linux"):
             return
         read, write = os.pipe()
@@ -57,9 +60,25 @@ class Watchdog:
 
     def arm(self, engine_pid: int, marker: str) -> None:
         """Tell the watchdog which process tree to kill should the agent die."""
+        self._send(f"{engine_pid} {marker}\n")
+
+    def disarm(self) -> None:
+        """The armed tree is gone: there is nothing to kill should the agent die now."""
+        self._send("-\n")
+
+    def alive(self) -> bool:
+        """Whether this process's watchdog still runs (it is never another process's)."""
+        if self._pid is None or self._owner != os.getpid():
+            return False
+        try:
+            return os.waitpid(self._pid, os.WNOHANG) == (0, 0)
+        except ChildProcessError:
+            return False
+
+    def _send(self, line: str) -> None:
         if self._fd is not None:
             with contextlib.suppress(OSError):
-                os.write(self._fd, f"{engine_pid} {marker}\n".encode())
+                os.write(self._fd, line.encode())  # one short write: never interleaved
 
     def stop(self) -> None:
         """The agent cleans up itself: kill the watchdog (it ignores SIGTERM) and reap it."""
@@ -76,7 +95,7 @@ class Watchdog:
 
 
 def _watch(read: int) -> None:
-    """The watchdog's life: wait for end-of-file, then kill the named tree if armed."""
+    """The watchdog's life: wait for end-of-file, then kill the last tree armed, if any."""
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)
     null = os.open(os.devnull, os.O_RDWR)
@@ -84,7 +103,7 @@ def _watch(read: int) -> None:
         os.dup2(null, fd)
     os.dup2(read, 3)
     os.closerange(4, os.sysconf("SC_OPEN_MAX"))
-    data = b""
+    pending, armed = b"", None
     while True:
         try:
             got = os.read(3, 256)
@@ -92,11 +111,13 @@ def _watch(read: int) -> None:
             continue
         if not got:
             break
-        data += got
-    words = data.split()
-    if len(words) < 2:
+        *lines, pending = (pending + got).split(b"\n")
+        for line in lines:  # "<engine pid> <marker>" arms, "-" disarms
+            words = line.split()
+            armed = words if len(words) == 2 else None
+    if armed is None:
         return
-    root, marker = int(words[0]), f"{TREE_MARKER_ENV}=".encode() + words[1]
+    root, marker = int(armed[0]), f"{TREE_MARKER_ENV}=".encode() + armed[1]
     deadline = time.monotonic() + _SWEEP_SECONDS
     while time.monotonic() < deadline:
         left = _members(root, marker)

@@ -146,3 +146,50 @@ def test_die_with_parent_sets_the_signal_or_ends_a_child_whose_parent_is_gone(ca
         [sys.executable, "-c", _PROBE, case], capture_output=True, text=True, check=True
     )
     assert int(done.stdout) == expected, done.stderr
+
+
+_KEPT = """
+import os, signal, sys, threading
+from pathlib import Path
+from holon_core.adapter import LaunchPlan
+from holon_core.process_tree import become_subreaper
+from holon_core.supervisor import _Kept, keep_watchdog, supervise
+
+become_subreaper()
+keep_watchdog()
+started = []
+
+
+def run(script, on_stdout=lambda line: None):
+    plan = LaunchPlan(argv=["sh", "-c", script], env=dict(os.environ), cwd=Path.cwd())
+    return supervise(
+        plan, on_stdout=on_stdout, on_stderr=lambda line: None, wall_timeout=60,
+        silence_timeout=None, cancel=threading.Event(), on_start=started.append,
+    )
+
+
+first = run("exit 3").exit_code
+watchdog = _Kept.watchdog._pid
+
+
+def die(line):  # the second run's daemon is up: print what to check, then get SIGKILLed
+    print(first, watchdog, _Kept.watchdog._pid, started[-1], line, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+run("setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 301", die)
+"""
+
+
+def test_one_watchdog_serves_every_run_and_kills_the_tree_of_the_run_it_was_armed_for(tmp_path):
+    # Serve mode shares one watchdog across turns: a finished turn leaves it running and
+    # disarmed, and a later turn re-arms it, so SIGKILL mid-turn still kills that turn's tree.
+    argv = [sys.executable, "-c", _KEPT]
+    agent = subprocess.run(
+        argv, check=False, capture_output=True, text=True, cwd=tmp_path, timeout=120
+    )
+    assert agent.returncode == -signal.SIGKILL, agent.stderr
+    first, watchdog, again, engine, daemon = (int(word) for word in agent.stdout.split())
+    assert first == 3
+    assert watchdog == again  # the first run's watchdog, still alive, watched the second
+    _assert_all_gone([engine, daemon, watchdog], "the second run's processes")
