@@ -41,7 +41,7 @@ from holon_core.process_tree import (
 
 if TYPE_CHECKING:
     import threading
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from holon_core.adapter import LaunchPlan
 
@@ -63,18 +63,26 @@ _TAKE_BYTES = 64 * 1024
 
 
 class _Kept:
-    """The watchdog every run of this process shares, once :func:`keep_watchdog` was called."""
+    """The watchdog the runs of this process share inside :func:`shared_watchdog`."""
 
     wanted = False
     watchdog: Watchdog | None = None
 
 
-def keep_watchdog() -> None:
-    """Let the runs of this long-lived process (serve mode's turns) share one watchdog.
+@contextlib.contextmanager
+def shared_watchdog() -> Iterator[None]:
+    """Inside, the runs of this process (serve mode's turns) share one watchdog; stopped after.
 
     A watchdog per run costs a fork and a reap: ~20 ms of a serve turn on a loaded machine.
     """
     _Kept.wanted = True
+    try:
+        yield
+    finally:
+        _Kept.wanted = False
+        if _Kept.watchdog is not None:
+            _Kept.watchdog.stop()
+            _Kept.watchdog = None
 
 
 def _watchdog() -> Watchdog:

@@ -153,10 +153,11 @@ import os, signal, sys, threading
 from pathlib import Path
 from holon_core.adapter import LaunchPlan
 from holon_core.process_tree import become_subreaper
-from holon_core.supervisor import _Kept, keep_watchdog, supervise
+from holon_core.supervisor import _Kept, shared_watchdog, supervise
 
 become_subreaper()
-keep_watchdog()
+sharing = shared_watchdog()  # as serve mode does for its turns
+sharing.__enter__()
 started = []
 
 
