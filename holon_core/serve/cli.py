@@ -53,14 +53,16 @@ def serve_main(argv: Sequence[str]) -> int:
         return run_once(paths, env, engine=args.engine, model=args.model, skills=skills)
     from holon_core.process_tree import become_subreaper
     from holon_core.serve.server import serve
+    from holon_core.supervisor import shared_watchdog
 
     become_subreaper()
-    return serve(
-        paths,
-        env,
-        socket_flag=args.socket,
-        engine=args.engine,
-        model=args.model,
-        skills=skills,
-        isolate=args.isolate,
-    )
+    with shared_watchdog():  # one for every turn
+        return serve(
+            paths,
+            env,
+            socket_flag=args.socket,
+            engine=args.engine,
+            model=args.model,
+            skills=skills,
+            isolate=args.isolate,
+        )
