@@ -88,8 +88,14 @@ def load_skill(
     ``named_dir``: the directory must carry the skill's name (not so in the store, where it
     is the version).
     """
+    if path.is_file():
+        raise SkillError(
+            f"skill {path} is a file, not a directory",
+            hint=f"an archive needs its pin: {path}#sha256=<hex> (sha256sum {path} prints it)",
+        )
     if not path.is_dir():
-        raise SkillError(f"skill {path} is not a directory", hint="pass a directory with SKILL.md")
+        what = "is not a directory" if os.path.lexists(path) else "does not exist"
+        raise SkillError(f"skill {path} {what}", hint="pass a directory with SKILL.md")
     skill_md = path / "SKILL.md"
     if skill_md.is_symlink() or not skill_md.is_file():
         raise SkillError(f"{skill_md} is missing", hint="every skill needs a SKILL.md file")

@@ -25,3 +25,13 @@ def test_validate_names_no_layer_and_refuses_naming_the_rule(tmp_path: Path) -> 
     assert refused.exit_code == 1
     assert refused.json["ok"] is False and "Bad_Name" in refused.json["error"]
     assert "lowercase letters" in refused.json["hint"]
+
+
+def test_an_archive_without_its_pin_is_named_as_such(tmp_path: Path) -> None:
+    (tmp_path / "gp.tar.gz").write_bytes(b"\x1f\x8b not really")
+    done = holon(tmp_path, ["skills", "validate", "gp.tar.gz", "--json"], cwd=tmp_path)
+    assert done.exit_code == 1
+    assert "is a file" in done.json["error"], done.json
+    assert "gp.tar.gz#sha256=" in done.json["hint"] and "sha256sum" in done.json["hint"]
+    missing = holon(tmp_path, ["skills", "validate", "nope", "--json"], cwd=tmp_path)
+    assert missing.exit_code == 1 and "does not exist" in missing.json["error"], missing.json
