@@ -67,8 +67,9 @@ def take_fingerprint(root: Path, exclude: Sequence[Path] = (), *, git: bool = Tr
         fp.entries.update(_scan(top, root, skip, objects))
     if repo is not None:
         fp.index_path = repo.git_dir.resolve() / "index"
-        fp.index_digest = _index_digest(root)
-        fp.blobs = _clean_blobs(root)
+        staged = _staged(root)  # one listing serves the digest and the blobs
+        fp.index_digest = _digest(staged)
+        fp.blobs = _clean_blobs(root, staged)
     return fp
 
 
@@ -156,22 +157,29 @@ def _is_index(fp: Fingerprint, name: str) -> bool:
     return fp.index_path is not None and _name(fp.index_path, fp.root) == name
 
 
-def _index_digest(root: Path) -> str | None:
+def _staged(root: Path) -> bytes | None:
     """The index's entries (mode, blob, stage, path), without the stat cache git refreshes."""
     proc = run_git([*_READ_ONLY, "ls-files", "--stage", "-z"], cwd=root, check=False)
-    return hashlib.sha256(proc.stdout).hexdigest() if proc.returncode == 0 else None
+    return proc.stdout if proc.returncode == 0 else None
 
 
-def _clean_blobs(root: Path) -> dict[str, str]:
+def _digest(staged: bytes | None) -> str | None:
+    return None if staged is None else hashlib.sha256(staged).hexdigest()
+
+
+def _index_digest(root: Path) -> str | None:
+    return _digest(_staged(root))
+
+
+def _clean_blobs(root: Path, staged: bytes | None) -> dict[str, str]:
     """Blob ids of tracked files whose work-tree stats match the index (git's own notion of
     clean); a stat-dirty file is left out and judged by its stats alone."""
-    staged = run_git([*_READ_ONLY, "ls-files", "--stage", "-z"], cwd=root, check=False)
     dirty = run_git([*_READ_ONLY, "diff-files", "--name-only", "-z"], cwd=root, check=False)
-    if staged.returncode != 0 or dirty.returncode != 0:
+    if staged is None or dirty.returncode != 0:
         return {}
     skip = set(_split(dirty.stdout))
     blobs: dict[str, str] = {}
-    for record in _split(staged.stdout):
+    for record in _split(staged):
         meta, _, path = record.partition("\t")
         mode, blob, stage = meta.split(" ")
         if stage == "0" and mode.startswith("100") and path not in skip:
