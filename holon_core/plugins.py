@@ -12,12 +12,12 @@ import importlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from holon_core import hookspecs
+from holon_core.entry_points import EntryPointRef, entry_points
 from holon_core.errors import EngineNotFound, PluginError
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ class HolonPlugins:
         allow = _names(env.get("HOLON_LOAD_PLUGINS"))
         block = _names(env.get("HOLON_DISABLE_PLUGINS")) or set()
         seen: set[str] = set()
-        for ep in entry_points(group=hookspecs.PROJECT):
+        for ep in entry_points(hookspecs.PROJECT):
             if ep.name in seen or ep.name in block:
                 continue
             is_builtin = ep.name in BUILTIN_PLUGINS
@@ -84,18 +84,17 @@ class HolonPlugins:
         self.collect_engines()
         return self
 
-    def _register_entry_point(self, ep: EntryPoint) -> None:
-        dist = ep.dist
+    def _register_entry_point(self, ep: EntryPointRef) -> None:
         try:
             plugin = ep.load()
         except Exception as exc:
-            where = f"{dist.name} {dist.version}" if dist else ep.value
+            where = f"{ep.dist_name} {ep.dist_version}" if ep.dist_name else ep.value
             raise PluginError(
                 f'error loading holon plugin "{ep.name}" from {where}: {exc}',
                 hint=f"reinstall it, or set HOLON_DISABLE_PLUGINS={ep.name} to skip it",
             ) from exc
         self.register(plugin, ep.name)
-        self._dists[ep.name] = (dist.name, dist.version) if dist else (None, None)
+        self._dists[ep.name] = (ep.dist_name, ep.dist_version)
 
     def _register_module(self, module: str) -> None:
         try:
