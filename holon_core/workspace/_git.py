@@ -7,6 +7,7 @@ what holon records. Calls into the user's own repository are read-only probes.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -53,10 +54,16 @@ def git_env() -> dict[str, str]:
 
 
 def git_binary() -> str:
-    found = shutil.which("git")
+    found = _which_git(os.environ.get("PATH", os.defpath))
     if found is None:
         raise WorkspaceError("git is not installed", hint="install git 2.30 or newer and retry")
     return found
+
+
+@functools.lru_cache(maxsize=4)
+def _which_git(path: str) -> str | None:
+    """Looked up once per PATH: a run calls git ~7 times, each lookup stats every PATH dir."""
+    return shutil.which("git", path=path)
 
 
 def run_git(
