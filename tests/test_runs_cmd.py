@@ -124,7 +124,7 @@ def test_runs_list_and_clean_tell_finished_running_and_orphaned_runs_apart(tmp_p
 def test_runs_clean_rejects_a_bad_duration(tmp_path):
     done = _holon(tmp_path, "runs", "clean", "--older-than", "soon")
     assert done.returncode == 1
-    assert "--older-than" in done.stderr and "90s, 10m or 48h" in done.stderr
+    assert "--older-than" in done.stderr and done.stderr.count("write it like 90s, 10m") == 1
     assert "Traceback" not in done.stderr
 
 

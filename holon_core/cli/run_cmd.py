@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
             try:
                 timeout = parse_duration(args.timeout)
             except ValueError as exc:
-                raise InputError(f"--timeout: {exc}", hint="write it like 90s, 10m or 1h") from exc
+                raise InputError(f"--timeout: {exc}") from exc
         options = RunOptions(
             spec=args.spec,
             workspace=args.workspace,

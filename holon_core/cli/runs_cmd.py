@@ -62,9 +62,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             older_than = parse_duration(args.older_than)
         except ValueError as exc:
-            raise InputError(
-                f"--older-than: {exc}", hint="write a duration like 90s, 10m or 48h"
-            ) from exc
+            raise InputError(f"--older-than: {exc}") from exc
     chosen = [r for r in runs if removable(r, older_than)]
     failed: list[str] = []
     removed: list[RunInfo] = []

@@ -103,7 +103,7 @@ def _timeout(text: str | None) -> float | None:
     try:
         return parse_duration(text)
     except ValueError as exc:
-        raise InputError(f"--timeout: {exc}", hint="write it like 90s, 10m or 1h") from exc
+        raise InputError(f"--timeout: {exc}") from exc
 
 
 def _prepare(

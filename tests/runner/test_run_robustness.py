@@ -189,6 +189,7 @@ def test_json_result_even_when_the_run_never_starts(
     assert set(result) == RESULT_KEYS and set(result["paths"]) == PATH_KEYS
     assert (result["exit_code"], result["outcome"], result["valid"]) == (1, "failure", False)
     assert expected in result["error"] and result["reason"]
+    assert result["error"].count("write it like") <= 1  # the fix is said once
     assert run_dirs(tmp_path) == []
 
 
