@@ -166,6 +166,14 @@ def _from_library(
     found = [(layer, base / ref) for layer, base in _library(env, input_dir)]
     found = [(layer, p) for layer, p in found if (p / "SKILL.md").is_file()]
     if not found:
+        from holon_core.skill_store import entries
+
+        stored = [f"{name}@{version}" for name, version, _ in entries(env) if name == ref]
+        if stored:  # a bare name never reaches the store: a spec pins a stored version
+            raise SkillError(
+                f"skill {ref!r} not found (spec metadata.skills)",
+                hint=f"the store has {', '.join(stored)}: name it so, e.g. {stored[-1]}",
+            )
         raise SkillError(
             f"skill {ref!r} not found (spec metadata.skills)",
             hint=f"add it to .holon/skills/ in the workspace or to a user skill dir, pass "

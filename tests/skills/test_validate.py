@@ -35,3 +35,14 @@ def test_an_archive_without_its_pin_is_named_as_such(tmp_path: Path) -> None:
     assert "gp.tar.gz#sha256=" in done.json["hint"] and "sha256sum" in done.json["hint"]
     missing = holon(tmp_path, ["skills", "validate", "nope", "--json"], cwd=tmp_path)
     assert missing.exit_code == 1 and "does not exist" in missing.json["error"], missing.json
+
+
+def test_a_bare_name_only_the_store_has_points_at_name_at_version(tmp_path: Path) -> None:
+    make_skill(tmp_path / "src", "gp", version="1.2.0")
+    added = holon(tmp_path, ["skills", "add", str(tmp_path / "src" / "gp")], cwd=tmp_path)
+    assert added.exit_code == 0, added.stderr
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    done = holon(tmp_path, ["skills", "show", "gp", "--workspace", str(ws), "--json"], cwd=ws)
+    assert done.exit_code == 1
+    assert "not found" in done.json["error"] and "gp@1.2.0" in done.json["hint"], done.json
