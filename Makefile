@@ -37,10 +37,13 @@ schemas: sync
 	$(RUN) holon schema spec > schemas/spec.schema.json
 	$(RUN) holon schema manifest > schemas/manifest.schema.json
 
+# One worker per core (at most 4): most of a test's time is an engine or holon-agent process,
+# so two workers keep both cores of a small machine busy. A file's tests stay on one worker
+# (module-scoped servers and wheels are built once).
 pytest: bootstrap
-	$(RUN) pytest
+	$(RUN) pytest -n auto --maxprocesses 4 --dist loadfile
 
-# RFC-0002 conformance of every installed adapter (replay, claude, codex, gemini), with the
+# RFC-0002 conformance of every installed adapter (replay, claude, codex, gemini, opencode), with the
 # per-adapter matrix on the terminal and as JSON.
 conformance: bootstrap
 	$(RUN) pytest --holon-adapter all --holon-report out/conformance-report.json
