@@ -122,7 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         steps = load_script(Path(args[0]))
     except (OSError, ValueError, yaml.YAMLError) as exc:
-        emit(type="result", outcome="failure", error=f"replay script: {exc}", text="", turns=0)
+        error = f"replay script: {exc}"
+        if isinstance(exc, FileNotFoundError):
+            error += " (set HOLON_REPLAY_SCRIPT, or put context/replay.yaml next to the spec)"
+        emit(type="result", outcome="failure", error=error, text="", turns=0)
         return 1
     os.environ["HOLON_REPLAY_PROMPT_FILE"] = args[1]
     return play(steps, Path(args[1]).read_text(encoding="utf-8"))

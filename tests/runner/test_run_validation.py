@@ -175,3 +175,12 @@ def test_an_agent_that_died_early_is_explained(tmp_path: Path) -> None:
     assert "unrecognized arguments" in result["error"], result["error"]
     assert "agent.stderr.log" in result["problems"][0]["message"]
     assert "--no-such-flag" not in result["error"]  # a secret's value is redacted here too
+
+
+def test_replay_without_a_script_says_where_one_goes(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws", "plain")
+    spec = write_task(tmp_path / "task", [])
+    (tmp_path / "task" / "context" / "replay.yaml").unlink()
+    ran = holon_run(tmp_path, [str(spec), "--workspace", str(ws), "--engine", "replay", "--json"])
+    assert ran.exit_code == 1
+    assert "HOLON_REPLAY_SCRIPT" in ran.json["error"] and "context/replay.yaml" in ran.json["error"]
