@@ -57,7 +57,7 @@ class GeminiAdapter(EngineAdapter):
     passthrough_env: ClassVar[tuple[str, ...]] = ("GOOGLE_GEMINI_BASE_URL",)
     #: Gemini CLI discovers these in its cwd itself; holon validates and records them.
     workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".gemini/skills", ".agents/skills")
-    model_api: ClassVar[str | None] = "gemini-generate-content"
+    model_api: ClassVar[str | None] = "google-generate-content"
     engine_package: ClassVar[EnginePackage | None] = EnginePackage(
         npm="@google/gemini-cli",
         version="0.61.0",
