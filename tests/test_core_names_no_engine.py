@@ -19,10 +19,6 @@ ENGINE = re.compile(r"claude|codex|gemini", re.IGNORECASE)
 #: offered tool names is the rest of issue 17. Shrink this list, never grow it.
 NOT_YET_AGNOSTIC = {
     "conformance/holon_conformance/direct.py",
-    "conformance/holon_conformance/provider/actions.py",
-    "conformance/holon_conformance/provider/conversation.py",
-    "conformance/holon_conformance/provider/handler.py",
-    "conformance/holon_conformance/provider/wire.py",
     "conformance/holon_conformance/suite/canary.py",
 }
 #: Documentation kept as data: the requirement registry quotes the RFC's sentences.

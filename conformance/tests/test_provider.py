@@ -156,8 +156,8 @@ def test_side_calls_are_answered_from_their_schema_without_moving_the_script(scr
     _, titled = post(provider, "/v1/messages", claude_body(0, output_config=fmt))
     assert json.loads(titled["content"][0]["text"]) == {"title": "scripted"}
 
-    kinds = [(r.engine, r.kind, r.turn) for r in provider.requests]
-    assert kinds == [("gemini", "aux", None), ("claude", "aux", None)]
+    kinds = [(r.api, r.kind, r.turn) for r in provider.requests]
+    assert kinds == [("google-generate-content", "aux", None), ("anthropic-messages", "aux", None)]
     _, first_turn = post(provider, "/v1/messages", claude_body(0))
     assert first_turn["content"][-1]["name"] == "Write"
 
@@ -223,6 +223,26 @@ def test_a_tool_the_engine_did_not_offer_is_logged_as_a_warning(scripted_provide
     assert "did not offer tool 'Skill'" in caplog.text
 
 
+def test_raw_tool_calls_and_turn_filters_take_a_wire_api_or_an_installed_engine_name(
+    scripted_provider,
+):
+    call = {"name": "Bash", "input": {"command": "true"}}
+    provider = scripted_provider(parse_scenario([{"tool": {"anthropic-messages": call}}], "raw"))
+    assert (
+        post(provider, "/v1/messages", claude_body(0))[1]["content"][-1]["input"] == call["input"]
+    )
+    provider.set_scenario(parse_scenario([{"tool": {"codex": {"name": "x", "arguments": {}}}}]))
+    _, text = post(provider, "/v1/responses", codex_body([{"type": "function", "name": "x"}]))
+    assert sse_events(text)[-1]["response"]["output"][-1]["name"] == "x"
+    _, message = post(provider, "/v1/messages", claude_body(0))
+    assert message["content"][-1]["type"] == "text"
+    assert "no raw call for anthropic-messages" in provider.requests[-1].warnings[0]
+    assert len(provider.turn_requests("claude")) == 2
+    assert len(provider.turn_requests("openai-responses")) == 1
+    with pytest.raises(Exception, match="unknown engine"):
+        provider.turn_requests("no-such-engine")
+
+
 def test_recording_redacts_keys_and_mirrors_json_lines(tmp_path):
     log = tmp_path / "requests.jsonl"
     with ScriptedProvider(load_scenario("final-only"), log_path=log) as provider:
@@ -233,10 +253,10 @@ def test_recording_redacts_keys_and_mirrors_json_lines(tmp_path):
     text = log.read_text()
     assert "sk-secret" not in text
     lines = [json.loads(line) for line in text.splitlines()]
-    assert [(x["engine"], x["kind"]) for x in lines] == [
-        ("claude", "turn"),
-        ("gemini", "count"),
-        ("gemini", "models"),
+    assert [(x["api"], x["kind"]) for x in lines] == [
+        ("anthropic-messages", "turn"),
+        ("google-generate-content", "count"),
+        ("google-generate-content", "models"),
     ]
     assert lines[0]["headers"]["x-api-key"] == "[redacted]"
     assert lines[0]["body"]["model"] == "claude-x"

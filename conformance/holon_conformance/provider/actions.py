@@ -1,8 +1,10 @@
-"""Map a logical scenario action onto the tools one engine offered in this request.
+"""Map a logical scenario action onto the tools one client offered in this request.
 
-Each engine has its own tool names and argument shapes (engines.md section 3). When the
-tool an action needs is not offered, the closest offered one is used (Codex without
-``apply_patch`` writes with its shell) and a warning is recorded either way.
+The mapping is chosen by the wire API the client speaks and the tools it offers, never by
+who the client is: each client has its own tool names and argument shapes (engines.md
+section 3). When the tool an action needs is not offered, the closest offered one is used
+(a Responses client without ``apply_patch`` writes with its shell) and a warning is recorded
+either way.
 """
 
 from __future__ import annotations
@@ -12,7 +14,16 @@ import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from holon_conformance.provider.apis import (
+    ANTHROPIC_MESSAGES,
+    GOOGLE_GENERATE_CONTENT,
+    OPENAI_RESPONSES,
+    wire_api,
+)
+
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from holon_conformance.provider.conversation import Conversation
     from holon_conformance.provider.scenario import Turn
 
@@ -21,8 +32,9 @@ if TYPE_CHECKING:
 class ToolCall:
     """One tool call in the engine's own terms.
 
-    ``kind`` is "function" (JSON ``args``), "custom" (freeform ``text`` input, Codex
-    apply_patch) or "local_shell" (Codex ``local_shell_call`` with ``args`` as the action).
+    ``kind`` is "function" (JSON ``args``), "custom" (freeform ``text`` input, an OpenAI
+    Responses apply_patch) or "local_shell" (a Responses ``local_shell_call`` with ``args``
+    as the action).
     """
 
     name: str
@@ -42,7 +54,7 @@ class Reply:
 
 def _substitute(value: Any, conv: Conversation) -> Any:
     if isinstance(value, str):
-        return value.replace("{engine}", conv.engine).replace("{cwd}", conv.workspace or ".")
+        return value.replace("{api}", conv.api).replace("{cwd}", conv.workspace or ".")
     if isinstance(value, dict):
         return {k: _substitute(v, conv) for k, v in value.items()}
     if isinstance(value, list):
@@ -66,7 +78,7 @@ def _add_file_patch(path: str, content: str) -> str:
     return f"*** Begin Patch\n*** Add File: {path}\n{body}*** End Patch\n"
 
 
-def _codex_shell(
+def _responses_shell(
     command: str, conv: Conversation, reply: Reply, timeout: float | None = None
 ) -> ToolCall:
     workdir = conv.workspace or "."
@@ -82,7 +94,7 @@ def _codex_shell(
         action = {"type": "exec", "command": ["bash", "-lc", command], "working_directory": workdir}
         return ToolCall("local_shell", action, kind="local_shell")
     if "shell" not in tools:
-        reply.warnings.append(f"codex offered no shell tool (tools: {sorted(tools)})")
+        reply.warnings.append(f"the client offered no shell tool (tools: {sorted(tools)})")
         return ToolCall("exec_command", {"cmd": command, "workdir": workdir})
     return ToolCall("shell", {"command": ["bash", "-lc", command], "workdir": workdir})
 
@@ -104,14 +116,14 @@ def _lowercase_tools(turn: Turn, args: dict[str, Any], conv: Conversation) -> To
     return None
 
 
-def _claude(turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply) -> ToolCall:
+def _anthropic(turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply) -> ToolCall:
     lowercase = _lowercase_tools(turn, args, conv)
     if lowercase is not None:
         return lowercase
     if turn.action == "write_file":
         path = _absolute(args["path"], conv)
         if "Write" not in conv.tools and "Bash" in conv.tools:
-            reply.warnings.append("claude offered no Write tool; writing with Bash")
+            reply.warnings.append("the client offered no Write tool; writing with Bash")
             return ToolCall("Bash", {"command": _shell_write(path, args["content"])})
         return ToolCall("Write", {"file_path": path, "content": args["content"]})
     if turn.action == "run_shell":
@@ -122,29 +134,29 @@ def _claude(turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply) 
         return ToolCall("Bash", call)
     if turn.action == "use_skill":
         return ToolCall("Skill", {"skill": args["name"]})
-    raw = args["claude"]
+    raw = _raw_call(args, conv)
     return ToolCall(raw["name"], dict(raw.get("input") or {}))
 
 
-def _codex(turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply) -> ToolCall:
+def _responses(turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply) -> ToolCall:
     if turn.action == "write_file":
         kind = conv.tools.get("apply_patch")
         if kind == "custom":
             return ToolCall("apply_patch", kind="custom", text=_add_file_patch(*_pc(args)))
         if kind == "function":
             return ToolCall("apply_patch", {"input": _add_file_patch(*_pc(args))})
-        reply.warnings.append("codex offered no apply_patch tool; writing with the shell")
-        return _codex_shell(_shell_write(args["path"], args["content"]), conv, reply)
+        reply.warnings.append("the client offered no apply_patch tool; writing with the shell")
+        return _responses_shell(_shell_write(args["path"], args["content"]), conv, reply)
     if turn.action == "run_shell":
         timeout = float(args["timeout"]) if "timeout" in args else None
-        return _codex_shell(args["command"], conv, reply, timeout)
+        return _responses_shell(args["command"], conv, reply, timeout)
     if turn.action == "use_skill":
         path = conv.skill_files.get(args["name"])
         if path is None:
-            reply.warnings.append(f"codex listed no skill named {args['name']!r}")
+            reply.warnings.append(f"the client listed no skill named {args['name']!r}")
             path = f".agents/skills/{args['name']}/SKILL.md"
-        return _codex_shell(f"cat {shlex.quote(path)}", conv, reply)
-    raw = args["codex"]
+        return _responses_shell(f"cat {shlex.quote(path)}", conv, reply)
+    raw = _raw_call(args, conv)
     if "input" in raw and isinstance(raw["input"], str):
         return ToolCall(raw["name"], kind="custom", text=raw["input"])
     return ToolCall(raw["name"], dict(raw.get("arguments") or {}))
@@ -154,7 +166,9 @@ def _pc(args: dict[str, Any]) -> tuple[str, str]:
     return str(args["path"]), str(args["content"])
 
 
-def _gemini(turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply) -> ToolCall:
+def _generate_content(
+    turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply
+) -> ToolCall:
     if turn.action == "write_file":
         path = _absolute(args["path"], conv)
         return ToolCall("write_file", {"file_path": path, "content": args["content"]})
@@ -165,28 +179,51 @@ def _gemini(turn: Turn, args: dict[str, Any], conv: Conversation, reply: Reply) 
         )
     if turn.action == "use_skill":
         return ToolCall("activate_skill", {"name": args["name"]})
-    raw = args["gemini"]
+    raw = _raw_call(args, conv)
     return ToolCall(raw["name"], dict(raw.get("args") or {}))
 
 
-_MAPPERS = {"claude": _claude, "codex": _codex, "gemini": _gemini}
+_MAPPERS: dict[str, Callable[[Turn, dict[str, Any], Conversation, Reply], ToolCall]] = {
+    ANTHROPIC_MESSAGES: _anthropic,
+    OPENAI_RESPONSES: _responses,
+    GOOGLE_GENERATE_CONTENT: _generate_content,
+}
+
+
+def _speaks(key: str, api: str) -> bool:
+    """Whether a raw call keyed ``key`` (a wire API or an installed engine) fits ``api``."""
+    try:
+        return wire_api(key) == api
+    except Exception:  # an engine not installed here, or one speaking another API
+        return False
+
+
+def _raw_key(args: dict[str, Any], conv: Conversation) -> str | None:
+    if conv.api in args:
+        return conv.api
+    return next((key for key in args if _speaks(key, conv.api)), None)
+
+
+def _raw_call(args: dict[str, Any], conv: Conversation) -> dict[str, Any]:
+    key = _raw_key(args, conv)
+    return dict(args[key]) if key is not None else {}
 
 
 def build_reply(turn: Turn, conv: Conversation) -> Reply:
-    """The scripted answer for ``turn`` in ``conv``'s engine terms."""
+    """The scripted answer for ``turn`` in the terms of ``conv``'s wire API and tools."""
     args = _substitute(dict(turn.args), conv)
     reply = Reply(text=_substitute(turn.say or "", conv))
     if turn.action == "final":
         reply.text = (reply.text + "\n\n" if reply.text else "") + str(args["text"])
         return reply
-    if turn.action == "tool" and conv.engine not in args:
-        reply.warnings.append(f"tool turn has no raw call for {conv.engine}; answering with text")
-        reply.text = reply.text or "(no scripted tool call for this engine)"
+    if turn.action == "tool" and _raw_key(args, conv) is None:
+        reply.warnings.append(f"tool turn has no raw call for {conv.api}; answering with text")
+        reply.text = reply.text or "(no scripted tool call for this client)"
         return reply
-    call = _MAPPERS[conv.engine](turn, args, conv, reply)
+    call = _MAPPERS[conv.api](turn, args, conv, reply)
     if conv.tools and call.name not in conv.tools:
         reply.warnings.append(
-            f"{conv.engine} did not offer tool {call.name!r} (offered: {sorted(conv.tools)})"
+            f"the client did not offer tool {call.name!r} (offered: {sorted(conv.tools)})"
         )
     reply.call = call
     return reply

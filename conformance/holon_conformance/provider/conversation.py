@@ -1,4 +1,4 @@
-"""Read what a request says about the conversation: engine, turn, tools offered, workspace.
+"""Read what a request says about the conversation: wire API, turn, tools offered, workspace.
 
 The turn index is the number of tool calls the model already made in the conversation the
 client sent (never a request counter), so retries and side calls never shift the script.
@@ -10,24 +10,27 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from holon_conformance.provider.apis import ANTHROPIC_MESSAGES, OPENAI_RESPONSES
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-_CODEX_CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
+_RESPONSES_CALL_TYPES = {"function_call", "custom_tool_call", "local_shell_call"}
 _WORKSPACE_PATTERNS = (
     re.compile(r"Primary working directory:\s*(\S+)"),
     re.compile(r"<cwd>\s*([^<\n]+?)\s*</cwd>"),
     re.compile(r"Workspace Directories:\*\*\s*\n\s*-\s*(\S[^\n]*)"),
 )
-_CODEX_SKILL_LINE = re.compile(r"-\s*([\w.:-]+):.*\(file:\s*([^)\s]+)\)")
-_CODEX_ROOT = re.compile(r"`?(r\d+)`?\s*(?:=|:|\|)\s*`?(/[^`|\s]+)`?")
+_SKILL_LINE = re.compile(r"-\s*([\w.:-]+):.*\(file:\s*([^)\s]+)\)")
+_SKILL_ROOT = re.compile(r"`?(r\d+)`?\s*(?:=|:|\|)\s*`?(/[^`|\s]+)`?")
 
 
 @dataclass(slots=True)
 class Conversation:
     """The facts a scripted answer needs, taken from one request body."""
 
-    engine: str
+    #: The wire API the client spoke (``provider.apis``).
+    api: str
     tool_calls: int
     #: Offered tool name -> kind ("function", "custom", "local_shell", ...).
     tools: dict[str, str] = field(default_factory=dict)
@@ -35,7 +38,7 @@ class Conversation:
     #: JSON schema of a structured side call (session title, router), else None.
     aux_schema: dict[str, Any] | None = None
     model: str = "scripted-model"
-    #: Codex only: skill name -> SKILL.md path, from the skills instructions.
+    #: OpenAI Responses clients that list skills as files: skill name -> SKILL.md path.
     skill_files: dict[str, str] = field(default_factory=dict)
 
 
@@ -60,7 +63,7 @@ def find_workspace(body: Any) -> str | None:
     return None
 
 
-def _claude(body: dict[str, Any]) -> Conversation:
+def _anthropic(body: dict[str, Any]) -> Conversation:
     calls = 0
     for message in body.get("messages") or []:
         content = message.get("content")
@@ -69,37 +72,41 @@ def _claude(body: dict[str, Any]) -> Conversation:
     tools = {t.get("name", ""): str(t.get("type", "custom")) for t in body.get("tools") or []}
     fmt = (body.get("output_config") or {}).get("format") or {}
     schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
-    return Conversation("claude", calls, tools, aux_schema=schema, model=body.get("model", ""))
+    return Conversation(
+        ANTHROPIC_MESSAGES, calls, tools, aux_schema=schema, model=body.get("model", "")
+    )
 
 
-def _codex(body: dict[str, Any]) -> Conversation:
+def _responses(body: dict[str, Any]) -> Conversation:
     items = body.get("input") or []
-    calls = sum(1 for item in items if item.get("type") in _CODEX_CALL_TYPES)
+    calls = sum(1 for item in items if item.get("type") in _RESPONSES_CALL_TYPES)
     tools: dict[str, str] = {}
     for tool in body.get("tools") or []:
         kind = str(tool.get("type", "function"))
         tools[str(tool.get("name") or kind)] = kind
     fmt = (body.get("text") or {}).get("format") or {}
     schema = fmt.get("schema") if fmt.get("type") == "json_schema" else None
-    conv = Conversation("codex", calls, tools, aux_schema=schema, model=body.get("model", ""))
-    conv.skill_files = codex_skill_files(body)
+    conv = Conversation(
+        OPENAI_RESPONSES, calls, tools, aux_schema=schema, model=body.get("model", "")
+    )
+    conv.skill_files = listed_skill_files(body)
     return conv
 
 
-def codex_skill_files(body: dict[str, Any]) -> dict[str, str]:
+def listed_skill_files(body: dict[str, Any]) -> dict[str, str]:
     """Skill name -> absolute SKILL.md path, resolving ``rN/`` roots from the roots table."""
     files: dict[str, str] = {}
     for text in iter_strings(body.get("input") or []):
         if "SKILL.md" not in text:
             continue
-        roots = dict(_CODEX_ROOT.findall(text))
-        for name, path in _CODEX_SKILL_LINE.findall(text):
+        roots = dict(_SKILL_ROOT.findall(text))
+        for name, path in _SKILL_LINE.findall(text):
             head, _, rest = path.partition("/")
             files.setdefault(name, f"{roots[head]}/{rest}" if head in roots else path)
     return files
 
 
-def _gemini(body: dict[str, Any], path: str) -> Conversation:
+def _generate_content(api: str, body: dict[str, Any], path: str) -> Conversation:
     calls = 0
     for content in body.get("contents") or []:
         if content.get("role") == "model":
@@ -113,17 +120,17 @@ def _gemini(body: dict[str, Any], path: str) -> Conversation:
     if schema is None and config.get("responseMimeType") == "application/json":
         schema = {}
     match = re.search(r"models/([^:/]+):", path)
-    model = match.group(1) if match else "gemini-scripted"
-    return Conversation("gemini", calls, tools, aux_schema=schema, model=model)
+    model = match.group(1) if match else "scripted-model"
+    return Conversation(api, calls, tools, aux_schema=schema, model=model)
 
 
-def read_conversation(engine: str, body: dict[str, Any], path: str) -> Conversation:
-    if engine == "claude":
-        conv = _claude(body)
-    elif engine == "codex":
-        conv = _codex(body)
+def read_conversation(api: str, body: dict[str, Any], path: str) -> Conversation:
+    if api == ANTHROPIC_MESSAGES:
+        conv = _anthropic(body)
+    elif api == OPENAI_RESPONSES:
+        conv = _responses(body)
     else:
-        conv = _gemini(body, path)
+        conv = _generate_content(api, body, path)
     conv.workspace = find_workspace(body)
     conv.model = conv.model or "scripted-model"
     return conv

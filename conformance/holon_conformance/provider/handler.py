@@ -1,4 +1,4 @@
-"""The HTTP side: route a request to an engine's API, record it, serve the scripted answer."""
+"""The HTTP side: route a request to its wire API, record it, serve the scripted answer."""
 
 from __future__ import annotations
 
@@ -13,6 +13,12 @@ from urllib.parse import parse_qsl, urlsplit
 
 from holon_conformance.provider import wire
 from holon_conformance.provider.actions import Reply, build_reply
+from holon_conformance.provider.apis import (
+    ANTHROPIC_MESSAGES,
+    GOOGLE_GENERATE_CONTENT,
+    OPENAI_RESPONSES,
+    api_for_path,
+)
 from holon_conformance.provider.conversation import Conversation, read_conversation
 from holon_conformance.provider.recording import Kind, RecordedRequest, redact_headers
 from holon_conformance.provider.scenario import MAX_STALL_SECONDS, Turn
@@ -22,19 +28,6 @@ if TYPE_CHECKING:
     from holon_conformance.provider.server import ScriptedProvider
 
 log = logging.getLogger("holon_conformance.provider")
-
-
-def _engine_for(method: str, path: str, headers: dict[str, str]) -> str | None:
-    if path.startswith("/v1/messages"):
-        return "claude"
-    if path.startswith("/v1/responses"):
-        return "codex"
-    if path.startswith("/v1beta/"):
-        return "gemini"
-    if path.startswith("/v1/models"):
-        lower = {k.lower() for k in headers}
-        return "claude" if "anthropic-version" in lower or "x-api-key" in lower else "codex"
-    return None
 
 
 class ProviderHandler(BaseHTTPRequestHandler):
@@ -112,9 +105,9 @@ class ProviderHandler(BaseHTTPRequestHandler):
         path, query = parts.path, dict(parse_qsl(parts.query))
         headers = {k.lower(): v for k, v in self.headers.items()}
         body = self._read_body() if method == "POST" else {}
-        engine = _engine_for(method, path, headers)
+        api = api_for_path(path, headers)
         record = RecordedRequest(
-            engine=engine,
+            api=api,
             method=method,
             path=path,
             headers=redact_headers(headers),
@@ -128,9 +121,9 @@ class ProviderHandler(BaseHTTPRequestHandler):
             return
         if method == "GET" and (path.startswith("/v1/models") or path.startswith("/v1beta/models")):
             self._finish_record(record, "models", "models")
-            self._json(200, _model_list(engine))
+            self._json(200, _model_list(api))
             return
-        if engine is None or method != "POST":
+        if api is None or method != "POST":
             self._finish_record(record, "other", "404")
             self._json(404, {"error": {"message": f"scripted provider: no route {path}"}})
             return
@@ -138,41 +131,44 @@ class ProviderHandler(BaseHTTPRequestHandler):
             self._finish_record(record, "count", "count")
             tokens = max(1, len(json.dumps(body)) // 4)
             self._json(
-                200, {"totalTokens": tokens} if engine == "gemini" else {"input_tokens": tokens}
+                200,
+                {"totalTokens": tokens}
+                if api == GOOGLE_GENERATE_CONTENT
+                else {"input_tokens": tokens},
             )
             return
-        self._model_call(engine, path, query, body, record)
+        self._model_call(api, path, query, body, record)
 
     def _finish_record(self, record: RecordedRequest, kind: Kind, served: str) -> None:
         record.kind = kind
         record.served = served
         for warning in record.warnings:
-            log.warning("%s turn %s: %s", record.engine, record.turn, warning)
+            log.warning("%s turn %s: %s", record.api, record.turn, warning)
         self.provider.recorder.add(record)
 
     # --- model calls ----------------------------------------------------------------------
 
     def _model_call(
         self,
-        engine: str,
+        api: str,
         path: str,
         query: dict[str, str],
         body: dict[str, Any],
         record: RecordedRequest,
     ) -> None:
-        conv = read_conversation(engine, body, path)
+        conv = read_conversation(api, body, path)
         if conv.workspace is None and self.provider.workdir:
             conv.workspace = self.provider.workdir
-        stream = _wants_stream(engine, path, query, body)
+        stream = _wants_stream(api, path, query, body)
         if conv.aux_schema is not None:
             self._finish_record(record, "aux", "aux")
             text = json.dumps(value_for(conv.aux_schema) if conv.aux_schema else {})
-            self._reply(engine, conv, Reply(text=text), 0, stream)
+            self._reply(api, conv, Reply(text=text), 0, stream)
             return
         record.turn = conv.tool_calls
-        turn, gate = self.provider._next(engine, conv.tool_calls)
+        turn, gate = self.provider._next(api, conv.tool_calls)
         if gate is not None:
-            self._gate(engine, gate, record, stream)
+            self._gate(api, gate, record, stream)
             return
         reply = build_reply(turn, conv)
         record.warnings.extend(reply.warnings)
@@ -180,27 +176,25 @@ class ProviderHandler(BaseHTTPRequestHandler):
         if turn.delay and self.provider.stopping.wait(turn.delay):
             self.close_connection = True
             return
-        self._reply(engine, conv, reply, conv.tool_calls, stream)
+        self._reply(api, conv, reply, conv.tool_calls, stream)
 
-    def _reply(
-        self, engine: str, conv: Conversation, reply: Reply, turn: int, stream: bool
-    ) -> None:
-        if engine == "claude":
-            message = wire.claude_message(reply, conv, turn)
+    def _reply(self, api: str, conv: Conversation, reply: Reply, turn: int, stream: bool) -> None:
+        if api == ANTHROPIC_MESSAGES:
+            message = wire.anthropic_message(reply, conv, turn)
             if stream:
-                self._send(200, wire.claude_sse(message), "text/event-stream")
+                self._send(200, wire.anthropic_sse(message), "text/event-stream")
             else:
                 self._json(200, message)
-        elif engine == "codex":
-            self._send(200, wire.codex_sse(reply, conv, turn), "text/event-stream")
+        elif api == OPENAI_RESPONSES:
+            self._send(200, wire.responses_sse(reply, conv, turn), "text/event-stream")
         else:
-            response = wire.gemini_response(reply, conv, turn)
+            response = wire.generate_content_response(reply, conv, turn)
             if stream:
-                self._send(200, wire.gemini_sse(response), "text/event-stream")
+                self._send(200, wire.generate_content_sse(response), "text/event-stream")
             else:
                 self._json(200, response)
 
-    def _gate(self, engine: str, gate: Turn, record: RecordedRequest, stream: bool) -> None:
+    def _gate(self, api: str, gate: Turn, record: RecordedRequest, stream: bool) -> None:
         stopping = self.provider.stopping
         if gate.action == "error":
             status = int(gate.args["status"])
@@ -208,7 +202,7 @@ class ProviderHandler(BaseHTTPRequestHandler):
             if gate.delay and stopping.wait(gate.delay):
                 return
             message = str(gate.args.get("message", f"scripted error {status}"))
-            self._json(status, wire.error_body(engine, status, message))
+            self._json(status, wire.error_body(api, status, message))
             return
         if gate.action == "stall":
             self._finish_record(record, "turn", "stall")
@@ -227,17 +221,21 @@ class ProviderHandler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
 
 
-def _wants_stream(engine: str, path: str, query: dict[str, str], body: dict[str, Any]) -> bool:
-    if engine == "gemini":
+def _wants_stream(api: str, path: str, query: dict[str, str], body: dict[str, Any]) -> bool:
+    if api == GOOGLE_GENERATE_CONTENT:
         return ":streamGenerateContent" in path or query.get("alt") == "sse"
-    if engine == "codex":
+    if api == OPENAI_RESPONSES:
         return True
     return bool(body.get("stream"))
 
 
-def _model_list(engine: str | None) -> dict[str, Any]:
-    if engine == "gemini":
-        names = ("gemini-2.5-flash", "gemini-2.5-pro")
+#: Listed models: any name works (every answer echoes the model the request named).
+_LISTED = ("scripted-model", "scripted-model-large")
+
+
+def _model_list(api: str | None) -> dict[str, Any]:
+    if api == GOOGLE_GENERATE_CONTENT:
+        names = _LISTED
         return {
             "models": [
                 {
@@ -248,8 +246,8 @@ def _model_list(engine: str | None) -> dict[str, Any]:
                 for n in names
             ]
         }
-    if engine == "claude":
-        ids = ("claude-sonnet-4-5", "claude-opus-4-8")
+    if api == ANTHROPIC_MESSAGES:
+        ids = _LISTED
         data = [
             {"type": "model", "id": i, "display_name": i, "created_at": "2025-01-01T00:00:00Z"}
             for i in ids

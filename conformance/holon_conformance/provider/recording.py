@@ -29,7 +29,8 @@ def redact_headers(headers: dict[str, str]) -> dict[str, str]:
 class RecordedRequest:
     """One request as the provider saw it. ``turn`` is the derived turn index (turns only)."""
 
-    engine: str | None
+    #: The wire API the request spoke (``provider.apis``), ``None`` for an unknown route.
+    api: str | None
     method: str
     path: str
     headers: dict[str, str]

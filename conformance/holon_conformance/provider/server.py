@@ -1,18 +1,18 @@
 """``ScriptedProvider``: the scripted model server on 127.0.0.1, in its own thread.
 
-Only failure gates keep state (how often each was served, per engine), so ``reset()`` makes
+Only failure gates keep state (how often each was served, per wire API), so ``reset()`` makes
 a provider reusable across runs; everything else is derived from each request.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import socket
 import threading
 from http.server import ThreadingHTTPServer
 from typing import TYPE_CHECKING
 
+from holon_conformance.provider.apis import installed_adapters, wire_api
 from holon_conformance.provider.handler import ProviderHandler
 from holon_conformance.provider.recording import RecordedRequest, Recorder
 from holon_conformance.provider.scenario import Scenario, Turn, load_scenario
@@ -20,8 +20,6 @@ from holon_conformance.provider.scenario import Scenario, Turn, load_scenario
 if TYPE_CHECKING:
     from pathlib import Path
     from types import TracebackType
-
-    from holon_core.plugins import HolonPlugins
 
 HOST = "127.0.0.1"
 
@@ -119,8 +117,13 @@ class ScriptedProvider:
         return self.recorder.snapshot()
 
     def turn_requests(self, engine: str | None = None) -> list[RecordedRequest]:
-        """Only the model turns (no side calls, counts or model lists)."""
-        return [r for r in self.requests if r.kind == "turn" and engine in (None, r.engine)]
+        """Only the model turns (no side calls, counts or model lists).
+
+        ``engine`` (an installed engine's name or a wire API) keeps the turns of the wire API
+        it speaks: engines sharing one API are told apart by running one at a time.
+        """
+        api = None if engine is None else wire_api(engine)
+        return [r for r in self.requests if r.kind == "turn" and api in (None, r.api)]
 
     def engine_env(self, engine: str) -> dict[str, str]:
         """Endpoint and fake credential variables that point ``engine`` at this provider.
@@ -129,7 +132,7 @@ class ScriptedProvider:
         plugin adds can be pointed here. An engine that ignores its endpoint variable with an
         API key may need more (see :mod:`holon_conformance.direct`).
         """
-        found = _installed_adapters().get_engine(engine).endpoint_env(self.url)
+        found = installed_adapters().get_engine(engine).endpoint_env(self.url)
         if not found:
             raise ValueError(f"adapter {engine!r} has no endpoint_env(): it cannot be pointed here")
         return found
@@ -149,12 +152,12 @@ class ScriptedProvider:
 
     # --- used by the handler --------------------------------------------------------------
 
-    def _next(self, engine: str, tool_calls: int) -> tuple[Turn, Turn | None]:
+    def _next(self, api: str, tool_calls: int) -> tuple[Turn, Turn | None]:
         """The action for this turn, and the failure gate to serve instead (if any is due)."""
         with self._lock:
             slot = self.scenario.slot_for(tool_calls)
             for index, gate in slot.gates:
-                key = (engine, index)
+                key = (api, index)
                 served = self._served.get(key, 0)
                 if gate.times is None or served < gate.times:
                     self._served[key] = served + 1
@@ -167,11 +170,3 @@ class ScriptedProvider:
                 self._connections.add(conn)
             else:
                 self._connections.discard(conn)
-
-
-@functools.cache
-def _installed_adapters() -> HolonPlugins:
-    """The installed adapters, loaded once (``get_engine`` names them all when one is unknown)."""
-    from holon_core.plugins import load_plugins
-
-    return load_plugins()

@@ -10,6 +10,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from holon_conformance.provider.actions import Reply
+from holon_conformance.provider.apis import ANTHROPIC_MESSAGES, GOOGLE_GENERATE_CONTENT
 
 if TYPE_CHECKING:
     from holon_conformance.provider.conversation import Conversation
@@ -34,11 +35,11 @@ def _sse(event: str | None, data: dict[str, Any]) -> str:
     return f"{head}data: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def error_body(engine: str | None, status: int, message: str) -> dict[str, Any]:
+def error_body(api: str | None, status: int, message: str) -> dict[str, Any]:
     anthropic_type, google_status = _ERROR_NAMES.get(status, ("api_error", "UNKNOWN"))
-    if engine == "claude":
+    if api == ANTHROPIC_MESSAGES:
         return {"type": "error", "error": {"type": anthropic_type, "message": message}}
-    if engine == "gemini":
+    if api == GOOGLE_GENERATE_CONTENT:
         return {"error": {"code": status, "message": message, "status": google_status}}
     return {"error": {"message": message, "type": anthropic_type, "code": str(status)}}
 
@@ -46,7 +47,7 @@ def error_body(engine: str | None, status: int, message: str) -> dict[str, Any]:
 # --- Anthropic Messages ------------------------------------------------------------------
 
 
-def claude_message(reply: Reply, conv: Conversation, turn: int) -> dict[str, Any]:
+def anthropic_message(reply: Reply, conv: Conversation, turn: int) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     if reply.text:
         content.append({"type": "text", "text": reply.text})
@@ -67,7 +68,7 @@ def claude_message(reply: Reply, conv: Conversation, turn: int) -> dict[str, Any
     }
 
 
-def claude_sse(message: dict[str, Any]) -> str:
+def anthropic_sse(message: dict[str, Any]) -> str:
     start = {**message, "content": [], "stop_reason": None}
     start["usage"] = {"input_tokens": USAGE_IN, "output_tokens": 1}
     parts = [_sse("message_start", {"type": "message_start", "message": start})]
@@ -106,7 +107,7 @@ def claude_sse(message: dict[str, Any]) -> str:
 # --- OpenAI Responses ---------------------------------------------------------------------
 
 
-def _codex_items(reply: Reply, turn: int) -> list[dict[str, Any]]:
+def _responses_items(reply: Reply, turn: int) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     if reply.text:
         items.append(
@@ -133,7 +134,7 @@ def _codex_items(reply: Reply, turn: int) -> list[dict[str, Any]]:
     return items
 
 
-def codex_sse(reply: Reply, conv: Conversation, turn: int) -> str:
+def responses_sse(reply: Reply, conv: Conversation, turn: int) -> str:
     response_id = f"resp_scripted_{turn:04d}"
     created = {
         "id": response_id,
@@ -142,7 +143,7 @@ def codex_sse(reply: Reply, conv: Conversation, turn: int) -> str:
         "model": conv.model,
     }
     parts = [_sse("response.created", {"type": "response.created", "response": created})]
-    items = _codex_items(reply, turn)
+    items = _responses_items(reply, turn)
     for index, item in enumerate(items):
         parts.append(
             _sse(
@@ -177,10 +178,10 @@ def codex_sse(reply: Reply, conv: Conversation, turn: int) -> str:
     return "".join(parts)
 
 
-# --- Gemini generateContent ---------------------------------------------------------------
+# --- Google generateContent ---------------------------------------------------------------
 
 
-def gemini_response(reply: Reply, conv: Conversation, turn: int) -> dict[str, Any]:
+def generate_content_response(reply: Reply, conv: Conversation, turn: int) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     if reply.text:
         parts.append({"text": reply.text})
@@ -200,9 +201,9 @@ def gemini_response(reply: Reply, conv: Conversation, turn: int) -> dict[str, An
     }
 
 
-def gemini_sse(response: dict[str, Any]) -> str:
+def generate_content_sse(response: dict[str, Any]) -> str:
     return f"data: {json.dumps(response, separators=(',', ':'))}\r\n\r\n"
 
 
-def gemini_text(text: str, conv: Conversation) -> dict[str, Any]:
-    return gemini_response(Reply(text=text), conv, 0)
+def generate_content_text(text: str, conv: Conversation) -> dict[str, Any]:
+    return generate_content_response(Reply(text=text), conv, 0)
