@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holon_core.errors import SkillError
-from holon_core.skills import ResolvedSkill, load_skill
+from holon_core.skills import NOT_PACKAGED, ResolvedSkill, load_skill
 
 COPY_NAME = "skill-store"  # the runner's copy of referenced entries, in the input dir
 
@@ -110,7 +110,9 @@ def _install(skill: ResolvedSkill, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".adding-", dir=target.parent))
     package = staging / "pkg"
-    shutil.copytree(skill.path, package, symlinks=False)
+    shutil.copytree(
+        skill.path, package, symlinks=False, ignore=shutil.ignore_patterns(*NOT_PACKAGED)
+    )
     package.replace(target)
     staging.rmdir()
     pin = target.with_name(target.name + ".sha256")

@@ -228,6 +228,10 @@ def _split_front_matter(text: str, where: Path) -> tuple[dict[str, object], str]
     return data, "\n".join(lines[end + 1 :]).lstrip("\n")
 
 
+#: Directory names that are never part of a skill package.
+NOT_PACKAGED = frozenset({"__pycache__"})
+
+
 def package_files(root: Path) -> dict[str, Path]:
     """Every file of the package by relative POSIX path, checked against the caps.
 
@@ -238,7 +242,9 @@ def package_files(root: Path) -> dict[str, Path]:
     files: dict[str, Path] = {}
     total = 0
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
+        # Python's bytecode cache appears when a skill's script ran from its source dir; it is
+        # not part of the package (it would change the digest and be staged).
+        dirnames[:] = sorted(d for d in dirnames if d not in NOT_PACKAGED)
         for name in sorted([*dirnames, *filenames]):
             path = Path(dirpath) / name
             rel = path.relative_to(root).as_posix()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from holon_core.adapter import StagedSkill
+from holon_core.skills import NOT_PACKAGED
 
 if TYPE_CHECKING:
     from holon_core.skills import ResolvedSkill
@@ -23,6 +24,8 @@ def copy_skills(skills: list[ResolvedSkill], target_root: Path) -> list[StagedSk
         target = target_root / skill.name
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(skill.path, target, symlinks=False)
+        shutil.copytree(
+            skill.path, target, symlinks=False, ignore=shutil.ignore_patterns(*NOT_PACKAGED)
+        )
         staged.append(StagedSkill(name=skill.name, staging="native", path=target))
     return staged
