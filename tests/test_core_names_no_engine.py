@@ -18,7 +18,6 @@ ENGINE = re.compile(r"claude|codex|gemini", re.IGNORECASE)
 #: three engines' names (their tool sets and API quirks); moving them to keys by wire API and
 #: offered tool names is the rest of issue 17. Shrink this list, never grow it.
 NOT_YET_AGNOSTIC = {
-    "conformance/holon_conformance/direct.py",
     "conformance/holon_conformance/suite/canary.py",
 }
 #: Documentation kept as data: the requirement registry quotes the RFC's sentences.
