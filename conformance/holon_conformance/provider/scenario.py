@@ -143,7 +143,8 @@ def _check_args(action: str, args: dict[str, Any], where: str) -> None:
         raise ScenarioError(f"{where}: {action} needs {', '.join(missing)}")
     if action == "tool" and not (args and all(isinstance(v, dict) for v in args.values())):
         raise ScenarioError(
-            f"{where}: tool needs one raw call (a mapping) per client, keyed by wire API or engine name"
+            f"{where}: tool needs one raw call (a mapping) per client, "
+            "keyed by wire API or engine name"
         )
     if action == "stall" and float(args.get("seconds", MAX_STALL_SECONDS)) > MAX_STALL_SECONDS:
         raise ScenarioError(f"{where}: stall is capped at {MAX_STALL_SECONDS:.0f} s")
