@@ -7,6 +7,7 @@ list (``OPENCODE_DISABLE_MODELS_FETCH``), default plugins, LSP downloads and aut
 switched off, and the Anthropic provider it needs is built into the binary. Its skill, glob
 and grep tools run ripgrep: ``rg`` from PATH, else from its data dir, else downloaded from
 GitHub; holon links the ``rg`` it finds into the run's data dir so none is ever downloaded.
+What else OpenCode would do at start that holon spares is in ``startup.py``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import shutil
 import sysconfig
 from pathlib import Path
 from typing import Any
+
+from holon_adapter_opencode.startup import models_env, skip_plugin_install
 
 DEFAULT_MODEL = "anthropic/claude-sonnet-4-5"
 #: Variables that keep OpenCode off the network except for the model endpoint.
@@ -102,4 +105,6 @@ def write_home(home: Path, settings: dict[str, Any], path: str | None) -> dict[s
     target = config_dir(home) / "opencode.json"
     target.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     link_ripgrep(home, path)
-    return env | OFFLINE_ENV | {"OPENCODE_CONFIG": str(target)}
+    skip_plugin_install(config_dir(home))
+    models = models_env(Path(env["XDG_CACHE_HOME"]), str(settings["model"]).partition("/")[0])
+    return env | OFFLINE_ENV | models | {"OPENCODE_CONFIG": str(target)}
