@@ -276,7 +276,7 @@ class EngineAdapter(ABC):
     #: Inclusive (min, max) major.minor versions of an engine not installed from npm.
     supported_versions: ClassVar[tuple[str, str] | None] = None
     #: The model wire API the engine speaks ("anthropic-messages", "openai-responses",
-    #: "gemini-generate-content"), or None for an engine that calls no model API.
+    #: "google-generate-content"), or None for an engine that calls no model API.
     model_api: ClassVar[str | None] = None
 
     def endpoint_env(self, base_url: str) -> dict[str, str]:
