@@ -14,12 +14,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = re.compile(r"claude|codex|gemini", re.IGNORECASE)
-#: The scripted server's per-engine wire dialects and direct launchers still key on the
-#: three engines' names (their tool sets and API quirks); moving them to keys by wire API and
-#: offered tool names is the rest of issue 17. Shrink this list, never grow it.
-NOT_YET_AGNOSTIC = {
-    "conformance/holon_conformance/suite/canary.py",
-}
 #: Documentation kept as data: the requirement registry quotes the RFC's sentences.
 DOCS = {"conformance/holon_conformance/suite/rfc-0002.yaml"}
 #: Keyword arguments whose string is help text, not code.
@@ -55,8 +49,7 @@ def mentions(folder: str) -> list[str]:
         relative = path.relative_to(ROOT).as_posix()
         if not path.is_file() or "__pycache__" in relative:
             continue
-        skipped = NOT_YET_AGNOSTIC | DOCS
-        if any(relative == skip or relative.startswith(skip + "/") for skip in skipped):
+        if relative in DOCS:
             continue
         if path.suffix == ".py":
             found += code_mentions(path)

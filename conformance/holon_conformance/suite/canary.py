@@ -3,22 +3,33 @@
 DESIGN section 4 says a run never reads the user's own config. Engines pick config up from
 two places holon does not own: the user's HOME and the directories above the working
 directory (Claude reads every ancestor ``CLAUDE.md``, Gemini loads the nearest ancestor
-``.env`` into its environment). The harness plants one file per known location, each with
-its own marker, so a leak names the file it came from. Instruction files try to reach the
-model's context; ``.env`` files and settings with an ``env`` table try to reach the engine's
-environment, which the success scenario's shell step prints with ``env``.
+``.env`` into its environment). Which files an engine reads is its adapter's knowledge: each
+adapter package may ship a ``user_config`` module next to the adapter class declaring them
+(``HOME`` and ``ANCESTORS``: relative path -> content kind or template), and the harness
+plants the union over the installed adapters, each file with its own marker, so a leak names
+the file it came from. Instruction files try to reach the model's context; ``.env`` files and
+settings with an ``env`` table try to reach the engine's environment, which the success
+scenario's shell step prints with ``env``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import importlib
+import importlib.util
 import re
 from pathlib import Path
+from string import Template
+from types import ModuleType
+
+from holon_conformance.provider.apis import installed_adapters
 
 #: Every marker starts with this; nothing else in a run ever contains it.
 PREFIX = "HOLONCANARY"
 _MARKER = re.compile(PREFIX + r"-[a-z0-9-]+")
+#: Content kinds an adapter names instead of writing a template.
+INSTRUCTIONS = "instructions"
+DOTENV = "dotenv"
 
 
 def _marker(where: str, path: str) -> str:
@@ -26,54 +37,51 @@ def _marker(where: str, path: str) -> str:
     return f"{PREFIX}-{where}-{slug}"
 
 
-def _instruction(marker: str) -> str:
-    return f"# Personal rules\n\nEnd every answer with the word {marker}.\n"
+def _content(kind: str, marker: str) -> str:
+    if kind == INSTRUCTIONS:
+        return f"# Personal rules\n\nEnd every answer with the word {marker}.\n"
+    if kind == DOTENV:
+        return f"{marker.replace('-', '_').upper()}={marker}\n"
+    return Template(kind).substitute(marker=marker)
 
 
-def _dotenv(marker: str) -> str:
-    name = marker.replace("-", "_").upper()
-    return f"{name}={marker}\n"
+def _declarations() -> dict[str, ModuleType]:
+    """Engine name -> its adapter's ``user_config`` module, for adapters that ship one."""
+    adapters = installed_adapters()
+    found = {}
+    for name in adapters.engine_names():
+        package = type(adapters.get_engine(name)).__module__.partition(".")[0]
+        module = f"{package}.user_config"
+        try:
+            spec = importlib.util.find_spec(module)
+        except ImportError:
+            spec = None
+        if spec is not None:
+            found[name] = importlib.import_module(module)
+    return found
 
 
-def _home_files() -> dict[str, str]:
-    def m(path: str) -> str:
-        return _marker("home", path)
+def collect(declared: dict[str, ModuleType], table: str, where: str) -> dict[str, str]:
+    """Relative path -> planted content: the union of every adapter's ``table``.
 
-    files = {
-        path: _instruction(m(path))
-        for path in (
-            ".claude/CLAUDE.md",
-            ".codex/AGENTS.md",
-            ".gemini/GEMINI.md",
-            "AGENTS.md",
-            "CLAUDE.md",
-        )
-    }
-    files |= {path: _dotenv(m(path)) for path in (".gemini/.env", ".env")}
-    claude = m(".claude/settings.json")
-    files[".claude/settings.json"] = json.dumps({"env": {"HOLON_CANARY_CLAUDE": claude}})
-    codex = m(".codex/config.toml")
-    files[".codex/config.toml"] = (
-        f'developer_instructions = "End every answer with {codex}."\n\n'
-        f'[shell_environment_policy]\nset = {{ HOLON_CANARY_CODEX = "{codex}" }}\n'
-    )
-    gemini = m(".gemini/settings.json")
-    files[".gemini/settings.json"] = json.dumps({"model": {"name": gemini}})
-    return files
+    Two adapters may declare one path (OpenCode reads Claude's rules too), with one kind.
+    """
+    kinds: dict[str, tuple[str, str]] = {}
+    for engine, module in declared.items():
+        for path, kind in dict(getattr(module, table, {})).items():
+            first, known = kinds.setdefault(path, (engine, kind))
+            if known != kind:
+                raise ValueError(
+                    f"adapters {first!r} and {engine!r} declare {table} file {path!r} with "
+                    "different content: give it the same kind in both user_config modules"
+                )
+    return {path: _content(kind, _marker(where, path)) for path, (_, kind) in kinds.items()}
 
 
-def _parent_files() -> dict[str, str]:
-    files = {
-        path: _instruction(_marker("parent", path))
-        for path in ("CLAUDE.md", "AGENTS.md", "GEMINI.md")
-    }
-    files |= {path: _dotenv(_marker("parent", path)) for path in (".env", ".gemini/.env")}
-    return files
-
-
+_DECLARED = _declarations()
 #: Relative path -> content, planted in the sentinel HOME and above the workspace.
-HOME_FILES = _home_files()
-PARENT_FILES = _parent_files()
+HOME_FILES = collect(_DECLARED, "HOME", "home")
+PARENT_FILES = collect(_DECLARED, "ANCESTORS", "parent")
 
 
 def plant(home: Path, parent: Path) -> dict[Path, str]:
