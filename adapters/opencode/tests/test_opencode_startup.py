@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from holon_adapter_opencode import OpenCodeAdapter
 from holon_adapter_opencode.home import DEFAULT_MODEL, config, write_home
-from holon_adapter_opencode.startup import PLUGIN_SDK
+from holon_adapter_opencode.startup import MODELS_FROM, PLUGIN_SDK
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -37,3 +38,11 @@ def test_another_provider_keeps_the_bundled_models(tmp_path: Path) -> None:
     env = write_home(tmp_path, config("openrouter/some-model", None, None), None)
     assert "OPENCODE_MODELS_PATH" not in env
     assert not (tmp_path / ".cache" / "opencode" / "models.json").exists()
+
+
+def test_the_shipped_models_come_from_the_pinned_version() -> None:
+    package = OpenCodeAdapter.engine_package
+    assert package is not None
+    assert package.version == MODELS_FROM, (
+        "the pin moved: run adapters/opencode/scripts/models_snapshot.py, then set MODELS_FROM"
+    )
