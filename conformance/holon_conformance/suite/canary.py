@@ -45,7 +45,7 @@ def _content(kind: str, marker: str) -> str:
     return Template(kind).substitute(marker=marker)
 
 
-def _declarations() -> dict[str, ModuleType]:
+def declarations() -> dict[str, ModuleType]:
     """Engine name -> its adapter's ``user_config`` module, for adapters that ship one."""
     adapters = installed_adapters()
     found = {}
@@ -78,7 +78,7 @@ def collect(declared: dict[str, ModuleType], table: str, where: str) -> dict[str
     return {path: _content(kind, _marker(where, path)) for path, (_, kind) in kinds.items()}
 
 
-_DECLARED = _declarations()
+_DECLARED = declarations()
 #: Relative path -> content, planted in the sentinel HOME and above the workspace.
 HOME_FILES = collect(_DECLARED, "HOME", "home")
 PARENT_FILES = collect(_DECLARED, "ANCESTORS", "parent")
