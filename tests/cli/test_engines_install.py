@@ -6,6 +6,8 @@ that ``make engines`` filled (no download in a test)."""
 from __future__ import annotations
 
 import json
+import platform
+import sys
 from pathlib import Path
 
 from holon_core.engines import EnginePackage, find_engine_binary, override_variable
@@ -30,8 +32,25 @@ def test_each_adapter_ships_the_lock_of_the_version_it_declares() -> None:
         assert lock["packages"][""]["dependencies"] == manifest["dependencies"], name
         assert package.locked_version() == package.version, name
         for path, entry in lock["packages"].items():  # npm ci checks every download
-            if path and not entry.get("link"):
+            if path and not entry.get("link") and installs_here(entry):
                 assert entry.get("integrity", "").startswith("sha512-"), (name, path)
+
+
+def installs_here(entry: dict[str, object]) -> bool:
+    """Whether npm would download this lock entry on this machine (an optional package for
+    another OS or CPU is skipped; the registry this lock was cut from serves only this one)."""
+    node_os = {"linux": "linux", "darwin": "darwin", "win32": "win32"}.get(
+        sys.platform, sys.platform
+    )
+    node_cpu = {"x86_64": "x64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        platform.machine(), platform.machine()
+    )
+    libc = "glibc" if platform.libc_ver()[0] == "glibc" else "musl"
+    for key, here in (("os", node_os), ("cpu", node_cpu), ("libc", libc)):
+        wanted = entry.get(key)
+        if isinstance(wanted, list) and here not in wanted:
+            return False
+    return True
 
 
 def test_install_claude_installs_claude_only_and_quietly(tmp_path: Path) -> None:
