@@ -121,11 +121,9 @@ def test_agent_failing_before_the_engine_reports_its_own_reason(tmp_path: Path) 
             {"path": "summary.md", "required": True},
         ],
     )
-    skill = tmp_path / "bad-skill"
-    write(skill, "SKILL.md", "no front matter here\n")
-    result = holon_run(
-        tmp_path, str(spec), "--workspace", str(ws), "--engine", "replay", "--skill", str(skill)
-    )
+    # a workspace-layer skill: only the agent resolves that layer, so the agent refuses it
+    write(ws / ".holon" / "skills" / "bad-skill", "SKILL.md", "no front matter here\n")
+    result = holon_run(tmp_path, str(spec), "--workspace", str(ws), "--engine", "replay")
     assert (result["outcome"], result["reason"], result["exit_code"]) == (
         "failure", "invalid_skill", 1,
     )  # fmt: skip
@@ -133,11 +131,26 @@ def test_agent_failing_before_the_engine_reports_its_own_reason(tmp_path: Path) 
     assert "missing_artifacts" not in {p["code"] for p in result["problems"]}
     human = run(
         [script("holon"), "run", str(spec), "--workspace", str(ws), "--engine", "replay",
-         "--skill", str(skill), "--quiet"],
+         "--quiet"],
         env=base_env(tmp_path),
     )  # fmt: skip
     assert human.returncode == 1
     assert human.stdout.startswith("holon run: failure (invalid_skill)")
+
+
+def test_a_bad_skill_flag_is_refused_before_any_agent_starts(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws", "plain")
+    spec = write_task(tmp_path / "task", [{"say": "never reached"}])
+    skill = tmp_path / "bad-skill"
+    write(skill, "SKILL.md", "no front matter here\n")
+    human = run(
+        [script("holon"), "run", str(spec), "--workspace", str(ws), "--engine", "replay",
+         "--skill", str(skill), "--quiet"],
+        env=base_env(tmp_path),
+    )  # fmt: skip
+    assert human.returncode == 1 and human.stdout == ""
+    assert human.stderr.startswith("holon run: error: ") and "no YAML front matter" in human.stderr
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
 
 def test_bad_agent_paths_setting_is_a_usage_problem(tmp_path: Path) -> None:

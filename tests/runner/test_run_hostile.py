@@ -204,8 +204,8 @@ def test_skill_link_out_of_its_directory_is_refused(tmp_path: Path) -> None:
     ran = _run(tmp_path, write_task(tmp_path / "task", ENGINE_STEPS), ws, "--skill", str(skill))
 
     assert ran.exit_code == 1
-    assert ran.json["reason"] == "invalid_input"
-    assert "notes.md" in ran.json["error"] and "outside" in ran.json["error"]
+    assert ran.json["reason"] == "invalid_skill"
+    assert "notes.md" in ran.json["error"] and "links out of its skill" in ran.json["error"]
     leaked = [
         p for p in (tmp_path / "runs").rglob("*") if p.is_file() and "secret" in p.read_text()
     ]
