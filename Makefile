@@ -41,7 +41,7 @@ schemas: sync
 # so two workers keep both cores of a small machine busy. A file's tests stay on one worker
 # (module-scoped servers and wheels are built once).
 pytest: bootstrap
-	$(RUN) pytest -n auto --maxprocesses 4 --dist loadfile
+	$(RUN) pytest -n auto --maxprocesses 4 --dist loadfile --durations=25
 
 # RFC-0002 conformance of every installed adapter (replay, claude, codex, gemini, opencode), with the
 # per-adapter matrix on the terminal and as JSON.
