@@ -27,6 +27,8 @@ def test_the_example_adapter_runs_a_task(tmp_path, assert_valid_manifest):
     assert manifest["metadata"]["usage"]["output_tokens"] == 1
     assert manifest["metadata"]["echo"] == {"model": "echo-small"}
     assert "+Say hello to the docs" in (task.output / "diff.patch").read_text()
+    said = [e.get("text") for e in result.events if e["type"] == "message"]
+    assert said == ["Echoed: Say hello to the docs"], said  # serve mode's output_text
 
 
 def test_the_example_adapter_fails_fast_without_its_credential(tmp_path, assert_valid_manifest):

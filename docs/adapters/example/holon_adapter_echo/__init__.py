@@ -31,6 +31,8 @@ class EchoParser(JsonLinesParser):
         if kind == "start":
             report.session_id, report.model = raw.get("session"), raw.get("model")
             return [Event(type="session", data={"session_id": report.session_id})]
+        if kind == "text":  # assistant text: serve mode streams it as the answer's output_text
+            return [Event(type="message", text=str(raw.get("text", "")))]
         if kind == "tool":  # one finished tool call: the call and its result
             report.tool_calls += 1
             tool, args, ok = str(raw.get("name")), raw.get("input") or {}, bool(raw.get("ok"))

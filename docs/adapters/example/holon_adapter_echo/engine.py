@@ -51,6 +51,7 @@ def echo(prompt: str) -> int:
     first_line = lines[0] if lines else ""
     Path("ECHO.md").write_text(f"{first_line}\n", encoding="utf-8")
     say(type="tool", name="Write", path="ECHO.md", ok=True)
+    say(type="text", text=f"Echoed: {first_line}")
     say(type="done", text=f"Echoed: {first_line}", tokens_in=len(prompt), tokens_out=1)
     return 0
 
@@ -107,9 +108,11 @@ def agent(base_url: str, key: str, model: str, prompt: str) -> int:
         tokens_out += reply["usage"]["output_tokens"]
         content = reply["content"]
         messages.append({"role": "assistant", "content": content})
+        text = "".join(block.get("text", "") for block in content if block["type"] == "text")
+        if text:  # what the model said, as it says it (before the tools it calls)
+            say(type="text", text=text)
         calls = [block for block in content if block["type"] == "tool_use"]
         if not calls:
-            text = "".join(block.get("text", "") for block in content)
             say(type="done", text=text, tokens_in=tokens_in, tokens_out=tokens_out)
             return 0
         results = []
