@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from holon_conformance.suite.marks import CheckBase, req
-from holon_conformance.suite.serve_session import MARKS, ServeRecord, Turn
+from holon_conformance.suite.serve_session import FINAL_TEXT, MARKS, ServeRecord, Turn
 
 if TYPE_CHECKING:
     from holon_conformance.suite.harness import Target
@@ -81,7 +81,10 @@ class BaseServe(CheckBase):
             for part in item.get("content") or []
             if isinstance(part, dict) and part.get("type") == "output_text"
         ]
-        assert any(texts), f"no output_text in the response's output: {body.get('output')}"
+        assert any(texts), (
+            f"no output_text in the response's output: {body.get('output')} (the model "
+            f"answered {FINAL_TEXT!r}: the adapter's parser must return it as a message event)"
+        )
 
     @req("SERVE-003")
     def test_serve_stream_is_open_responses_sse(self, holon_target: Target) -> None:
@@ -99,7 +102,10 @@ class BaseServe(CheckBase):
         assert numbers == sorted(set(numbers)), f"sequence_number not increasing: {numbers}"
         assert types[0] == "response.created", f"first event {types[0]!r}"
         assert types[-1] in TERMINAL, f"last event {types[-1]!r}"
-        assert "response.output_text.delta" in types, "no output_text delta was streamed"
+        assert "response.output_text.delta" in types, (
+            f"no output_text delta was streamed (the model answered {FINAL_TEXT!r}: the "
+            "adapter's parser must return it as a message event)"
+        )
 
     @req("SERVE-004")
     def test_serve_turn_dir_holds_the_record(self, holon_target: Target) -> None:

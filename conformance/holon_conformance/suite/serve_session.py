@@ -39,12 +39,14 @@ START_TIMEOUT = 60.0
 TURN_TIMEOUT = 150.0
 #: How long the in-flight probe waits before counting the second request as "waiting".
 BUSY_PROBE_TIMEOUT = 5.0
-_FINAL = [{"final": {"text": "Done: nothing to change."}}]
+#: What the scripted model (and the replay script) answers: the turn's output_text.
+FINAL_TEXT = "Done: nothing to change."
+_FINAL = [{"final": {"text": FINAL_TEXT}}]
 _STALL = [{"stall": {"seconds": 120}, "times": "forever"}, *_FINAL]
 #: Replay: show the prompt (``cat`` of the prompt file), then answer.
 _REPLAY_SHOW = [
     {"run": 'cat "$HOLON_REPLAY_PROMPT_FILE"'},
-    {"say": "Done: nothing to change."},
+    {"say": FINAL_TEXT},
     {"outcome": "success"},
 ]
 _REPLAY_HANG = [{"say": "working"}, {"sleep": 120}, {"outcome": "success"}]
