@@ -426,8 +426,27 @@ def _engine_commits() -> EngineAdapter | None:
         plan.argv = ["sh", "-c", f'"$@"; rc=$?; {commit}; exit $rc', "sh", *plan.argv]
         return plan
 
-    members = {"name": "broken-engine-commits", "distribution": "holon-conformance"}
-    commits = type("EngineCommits", (type(base),), {**members, "launch": launch})
+    # The engine is the wrapped adapter's: found where `holon engines install <base>` put it,
+    # or via its HOLON_<BASE>_BIN, never under this adapter's own name.
+    def locate_binary(self: EngineAdapter, env: Mapping[str, str]) -> Path | None:
+        return base.locate_binary(env)
+
+    def require_binary(self: EngineAdapter, run: RunContext) -> Path:
+        return base.require_binary(run)
+
+    def binary_checks(self: EngineAdapter, env: Mapping[str, str]) -> list[Check]:
+        return base._binary_checks(env)
+
+    members: dict[str, object] = {
+        "name": "broken-engine-commits",
+        "distribution": "holon-conformance",
+        "launch": launch,
+        "locate_binary": locate_binary,
+        "require_binary": require_binary,
+        "_binary_checks": binary_checks,
+        "binary_env": property(lambda self: base.binary_env),
+    }
+    commits = type("EngineCommits", (type(base),), members)
     adapter: EngineAdapter = commits()
     return adapter
 
