@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -68,3 +69,32 @@ def test_the_agent_is_the_child_running_the_command() -> None:
     finally:
         os.killpg(parent.pid, signal.SIGKILL)
         parent.wait()
+
+
+def test_bytecode_of_the_interpreters_own_modules_is_no_tmp_write(tmp_path: Path) -> None:
+    """A source tree under /tmp (a CI clone) gets ``__pycache__`` writes on a module's first
+    import: not a temp file of the run. A ``.pyc`` written anywhere else still counts."""
+    assert trace.strace_binary(), "strace is part of the suite's test environment"
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "freshmod.py").write_text("VALUE = 1\n", encoding="utf-8")
+    leaks = [
+        tmp_path / "leak.pyc",
+        tmp_path / "other" / "__pycache__" / "freshmod.cpython-311.pyc",  # no source beside
+        src / "__pycache__" / "ghost.cpython-311.pyc",  # no ghost.py: not the interpreter's
+    ]
+    writes = "; ".join(f"mkdir -p {p.parent} && echo x > {p}" for p in leaks)
+    script = f'"{sys.executable}" -c "import freshmod"; {writes}'
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    command = trace.traced_argv(["sh", "-c", script], tmp_path / "run")
+    subprocess.run(command, cwd=tmp_path, env=env, check=True, timeout=GUARD)
+    created = trace.read_trace(tmp_path / "run").created_under(tmp_path, tmp_path / "none")
+    own = [p for p in created if "freshmod.cpython" in p and p.startswith(str(src))]
+    assert own, f"the import wrote no bytecode (traced: {created})"
+    kept = [p for p in created if not trace.is_own_bytecode(p, (src.resolve(),))]
+    assert set(map(str, leaks)) <= set(kept)
+    assert not [p for p in kept if p.startswith(str(src)) and "ghost" not in p], kept
+    # Outside the interpreter's roots the same bytecode counts.
+    assert all(p in created for p in own)
+    assert not any(trace.is_own_bytecode(p, (tmp_path / "elsewhere",)) for p in own)

@@ -298,7 +298,9 @@ def _read_trace(record: RunRecord, root: Path) -> None:
     if record.agent_pid in found.exit_codes:
         record.exit_code = found.exit_codes[record.agent_pid]
     tmp = Path(tempfile.gettempdir()).resolve()
-    record.tmp_created = found.created_under(tmp, root.resolve())
+    roots = trace.interpreter_roots()
+    created = found.created_under(tmp, root.resolve())
+    record.tmp_created = [path for path in created if not trace.is_own_bytecode(path, roots)]
     record.execs = [(p, prog, env) for p, prog, _, env in found.execs if p != record.agent_pid]
 
 

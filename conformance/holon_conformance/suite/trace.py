@@ -16,6 +16,8 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,6 +114,41 @@ class Trace:
                 if p.is_relative_to(base) and p != base and not p.is_relative_to(exclude):
                     out.add(path)
         return sorted(out)
+
+
+def interpreter_roots() -> tuple[Path, ...]:
+    """Where this interpreter imports from: its prefixes and the directories on ``sys.path``
+    (the agent runs on the same interpreter, so the same installation and sources)."""
+    found = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    found |= {Path(p) for p in sys.path if p and Path(p).is_dir()}
+    tmp = Path(tempfile.gettempdir())
+    return tuple(sorted(p.resolve() for p in found if p.resolve() != tmp.resolve()))
+
+
+_CACHE_NAME = re.compile(r"^(?P<module>[^.]+)\.[\w-]+(?:\.opt-\d+)?\.pyc(?:\.\d+)?$")
+
+
+def is_own_bytecode(path: str, roots: tuple[Path, ...]) -> bool:
+    """``path`` is bytecode the interpreter caches for one of its own modules (importing it for
+    the first time): ``__pycache__/<module>.<tag>.pyc`` (or the ``.pyc.<id>`` it renames into
+    place), or that ``__pycache__`` dir, beside the module's source, inside ``roots``.
+
+    Such a write lands in the installation or source tree, wherever that lives (a CI clone
+    under /tmp): it is no temp file of the run. A ``.pyc`` anywhere else still counts.
+    """
+    p = Path(path)
+    if p.name == "__pycache__":
+        source_dir, module = p.parent, None
+    elif p.parent.name == "__pycache__" and (m := _CACHE_NAME.match(p.name)):
+        source_dir, module = p.parent.parent, m.group("module")
+    else:
+        return False
+    source_dir = source_dir.resolve()
+    if not any(source_dir.is_relative_to(root) for root in roots):
+        return False
+    if module is None:
+        return any(source_dir.glob("*.py"))
+    return (source_dir / f"{module}.py").is_file()
 
 
 def read_trace(prefix: Path) -> Trace:
