@@ -7,6 +7,9 @@ lines of the tool's response: ``Output: ...``, then ``Exit Code: N`` (only when 
 ``Signal: S``, ``Background PIDs: ...``, ``Process Group PGID: P``. The CLI writes that log
 after it printed the stream event, so it is read once the engine has exited.
 
+One session can leave several logs (see :func:`find_session_log`); the one holding the
+conversation is the one read, by the parser and by ``resume.py``.
+
 The engine can write its home: the log is opened without following links, must be a regular
 file, and is read only up to :data:`MAX_BYTES`.
 """
@@ -29,15 +32,73 @@ _WRAPPER = re.compile(r"^\s*<untrusted_context>\n?|\n?</untrusted_context>\s*$")
 _EXIT = re.compile(r"^Exit Code: (-?\d+)$")
 #: Lines the CLI appends after ``Exit Code`` (see the module docstring).
 _AFTER_EXIT = ("Signal: ", "Background PIDs: ", "Process Group PGID: ")
+#: User messages the CLI writes itself or never sends as a prompt (slash and ``?`` commands).
+_NOT_A_PROMPT = ("<session_context>", "<hook_context>", "/", "?")
 
 
 def find_session_log(home: Path, session_id: str | None) -> Path | None:
-    """This run's chat log in the run-local home (named after the session's first 8 chars)."""
+    """The chat log holding ``session_id``'s conversation in the run-local home.
+
+    Logs are named ``session-<start minute>-<id8>.jsonl``. A run resuming the session in a
+    later minute writes a stub under a newer name (header and session context only) and
+    appends the conversation to the resumed log; an import (``--session-file``) is named
+    ``session-<epoch ms>-<id8>.jsonl`` beside its stub. So, as the CLI's ``--resume`` does,
+    the log with conversation and the latest ``lastUpdated`` wins, never the newest name.
+    """
     tmp = home / ".gemini" / "tmp"
     if not session_id or not tmp.is_dir() or "/" in session_id or "\0" in session_id:
         return None
-    found = sorted(tmp.glob(f"*/chats/session-*-{glob.escape(session_id[:8])}.jsonl"))
-    return found[-1] if found else None
+    best: tuple[bool, str, str] | None = None
+    found = None
+    for path in tmp.glob(f"*/chats/session-*-{glob.escape(session_id[:8])}.jsonl"):
+        owner, last_updated, conversation = _log_summary(_records(path))
+        if owner not in (None, session_id):
+            continue  # another session sharing the first 8 chars
+        key = (conversation, last_updated, path.name)
+        if best is None or key > best:
+            best, found = key, path
+    return found
+
+
+def _log_summary(records: list[dict[str, Any]]) -> tuple[str | None, str, bool]:
+    """A log's session id, last ``lastUpdated`` and whether it holds any conversation."""
+    owner: str | None = None
+    last_updated = ""
+    conversation = False
+    for record in records:
+        update = record.get("$set")
+        fields: dict[str, Any] = update if isinstance(update, dict) else record
+        if isinstance(fields.get("sessionId"), str):
+            owner = fields["sessionId"]
+        if isinstance(fields.get("lastUpdated"), str):
+            last_updated = max(last_updated, fields["lastUpdated"])
+        listed = fields.get("messages")
+        messages: list[Any] = listed if isinstance(listed, list) else []
+        conversation = conversation or any(map(_is_conversation, [record, *messages]))
+    return owner, last_updated, conversation
+
+
+def _is_conversation(message: Any) -> bool:
+    """A prompt or a model turn, not the CLI's own context (what ``--resume`` would restore)."""
+    if not isinstance(message, dict):
+        return False
+    text = _content_text(message.get("content")).strip()
+    if message.get("type") == "user":
+        return bool(text) and not text.startswith(_NOT_A_PROMPT)
+    return message.get("type") == "gemini" and bool(
+        text or message.get("toolCalls") or message.get("thoughts")
+    )
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else [content]
+    return "".join(
+        part["text"]
+        for part in parts
+        if isinstance(part, dict) and isinstance(part.get("text"), str)
+    )
 
 
 def shell_exit_codes(path: Path) -> dict[str, int | None]:
