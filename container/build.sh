@@ -9,6 +9,8 @@
 # TLS-inspecting proxy); none by default. Images: NAME (default holon-agent:latest, or
 # holon-agent:ENGINE for one engine) and NAME-test (with the conformance suite).
 set -euo pipefail
+# podman's network helper (netavark) runs iptables, which lives in the sbin directories.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH="$PATH:/usr/sbin:/sbin" ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 base="" engines=all ca_dir="" tag="" test_image=1

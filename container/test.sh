@@ -6,6 +6,8 @@
 #      (its scripted model server listens on the host's 127.0.0.1).
 # Needs the images from container/build.sh (make image). Leaves no container behind.
 set -euo pipefail
+# podman's network helper (netavark) runs iptables, which lives in the sbin directories.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH="$PATH:/usr/sbin:/sbin" ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 cd "$root"
