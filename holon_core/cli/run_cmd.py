@@ -93,6 +93,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
 
+def timeout_option(text: str | None) -> float | None:
+    """``--timeout`` in seconds (``holon run`` and the commands built on it)."""
+    if text is None:
+        return None
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise InputError(f"--timeout: {exc}") from exc
+
+
 def run(args: argparse.Namespace) -> int:
     """Signals are handled from the first line on, and every ending prints one result."""
     from holon_core.runner.signals import StopSignals
@@ -108,12 +118,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
     from holon_core.runner.streams import write_safely
 
     try:
-        timeout = None
-        if args.timeout is not None:
-            try:
-                timeout = parse_duration(args.timeout)
-            except ValueError as exc:
-                raise InputError(f"--timeout: {exc}") from exc
+        timeout = timeout_option(args.timeout)
         options = RunOptions(
             spec=args.spec,
             workspace=args.workspace,

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from holon_core.durations import parse_duration
+from holon_core.cli.run_cmd import timeout_option
 from holon_core.errors import HolonError, InputError
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
 
     env = dict(os.environ)
     try:
-        timeout = _timeout(args.timeout)
+        timeout = timeout_option(args.timeout)
         workspace = args.workspace.expanduser().resolve()
         request, title, token = _prepare(args, env, workspace)
         with tempfile.TemporaryDirectory(prefix="holon-solve-") as tmp:
@@ -95,15 +95,6 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
     except RunAborted as exc:
         return _abort(args, exc)
     return _report(args, result, request)
-
-
-def _timeout(text: str | None) -> float | None:
-    if text is None:
-        return None
-    try:
-        return parse_duration(text)
-    except ValueError as exc:
-        raise InputError(f"--timeout: {exc}") from exc
 
 
 def _prepare(
