@@ -11,10 +11,15 @@ TOOLS_UV := $(CURDIR)/.tools/bin/uv
 UV := $(shell command -v uv 2>/dev/null || echo $(TOOLS_UV))
 export UV
 RUN := $(UV) run --frozen --no-sync
+# The locked third-party wheels, for the tests that install holon's built wheels the way a user
+# does: they resolve against this directory alone (no index, an empty uv cache of their own), so
+# they pass on a fresh machine exactly as they do here. Exported for the tests (testing/plugin.py).
+WHEELHOUSE := $(CURDIR)/.tools/wheelhouse
+export HOLON_WHEELHOUSE := $(WHEELHOUSE)
 
-.PHONY: bootstrap sync engines lint typecheck schemas pytest conformance test demo bench dist image image-test clean
+.PHONY: bootstrap sync engines wheelhouse lint typecheck schemas pytest conformance test demo bench dist image image-test clean
 
-bootstrap: $(UV) sync engines
+bootstrap: $(UV) sync engines wheelhouse
 
 $(TOOLS_UV):
 	$(PYTHON) -m venv .tools
@@ -25,6 +30,18 @@ sync: $(UV)
 
 engines: sync
 	$(RUN) holon engines install all
+
+# Every wheel uv.lock pins (all packages, no dev group), downloaded once per lock with pip, which
+# checks each against the lock's sha256. Remade when uv.lock changes.
+wheelhouse: $(WHEELHOUSE)/requirements.txt
+
+$(WHEELHOUSE)/requirements.txt: uv.lock | $(UV)
+	rm -rf $(WHEELHOUSE) && mkdir -p $(WHEELHOUSE)
+	$(UV) export --frozen --all-packages --no-dev --no-emit-workspace --no-header -q \
+		-o $(WHEELHOUSE)/requirements.lock
+	$(UV) tool run --from 'pip>=24' pip download -q --no-deps --require-hashes \
+		--only-binary :all: -r $(WHEELHOUSE)/requirements.lock -d $(WHEELHOUSE)
+	mv $(WHEELHOUSE)/requirements.lock $@
 
 lint: sync
 	$(RUN) ruff check .

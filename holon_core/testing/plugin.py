@@ -38,3 +38,34 @@ def uv_binary() -> str:
             "run the tests through `make test`, which bootstraps uv and exports UV"
         )
     return uv
+
+
+@pytest.fixture(scope="session")
+def wheelhouse() -> Path:
+    """The locked third-party wheels an install test resolves against: ``$HOLON_WHEELHOUSE``.
+
+    ``make`` fills it (``make wheelhouse``) and exports the variable. An install from built wheels
+    must not lean on uv's cache: that passes only on a machine where an earlier run happened to
+    leave the right index pages there, and fails on a fresh one (see ``offline_install``).
+    """
+    found = os.environ.get("HOLON_WHEELHOUSE")
+    if not found or not (Path(found) / "requirements.txt").is_file():
+        pytest.fail(
+            f"no wheelhouse (HOLON_WHEELHOUSE={found!r}); run the tests through `make test`, "
+            "which downloads the locked wheels (`make wheelhouse`) and exports HOLON_WHEELHOUSE"
+        )
+    return Path(found)
+
+
+@pytest.fixture
+def offline_install(wheelhouse: Path, tmp_path: Path) -> tuple[list[str], dict[str, str]]:
+    """Options and environment for a uv install that reaches nothing but local files.
+
+    ``--offline --no-index`` with the wheelhouse as the only source, and a fresh, empty
+    ``UV_CACHE_DIR``: whatever any earlier run left in a cache cannot make the install pass.
+    Add ``--find-links DIR`` for the wheels under test.
+    """
+    cache = tmp_path / "uv-cache"
+    cache.mkdir()
+    options = ["--offline", "--no-index", "--find-links", str(wheelhouse)]
+    return options, {"UV_CACHE_DIR": str(cache), "UV_PYTHON_DOWNLOADS": "never"}

@@ -1,6 +1,7 @@
 """Every distribution is ready for an index: license file, classifiers, project URLs,
 keywords, a long description without repository-relative links; holon-core's sdist holds
-holon-core only; the README's install-from-wheels command works (offline, from uv's cache)."""
+holon-core only; the README's install-from-wheels command works (offline: the locked wheels from
+``make wheelhouse`` stand in for the index, with an empty uv cache)."""
 
 from __future__ import annotations
 
@@ -99,20 +100,27 @@ def test_holon_core_sdist_holds_holon_core_only(dist: Path) -> None:
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
 
 
-def test_readme_install_from_built_wheels(dist: Path, uv_binary: str, tmp_path: Path) -> None:
-    """``uv tool install holon-core --with holon-adapter-claude --find-links dist``."""
+def test_readme_install_from_built_wheels(
+    dist: Path,
+    uv_binary: str,
+    tmp_path: Path,
+    offline_install: tuple[list[str], dict[str, str]],
+) -> None:
+    """``uv tool install holon-core --with holon-adapter-claude --find-links dist``.
+
+    The index is replaced by the wheelhouse and the cache is empty: the install proves the
+    wheels' own metadata resolves, not what an earlier run left behind.
+    """
+    options, offline_env = offline_install
     env = {
         "PATH": "/usr/bin:/bin",
         "HOME": str(tmp_path),
         "UV_TOOL_DIR": str(tmp_path / "tools"),
         "UV_TOOL_BIN_DIR": str(tmp_path / "bin"),
-        "UV_PYTHON_DOWNLOADS": "never",
         "UV_PYTHON": sys.executable,
-        "UV_CACHE_DIR": subprocess.run(
-            [uv_binary, "cache", "dir"], capture_output=True, text=True, check=True
-        ).stdout.strip(),
+        **offline_env,
     }
-    argv = [uv_binary, "tool", "install", "--offline", "holon-core"]
+    argv = [uv_binary, "tool", "install", *options, "holon-core"]
     argv += ["--with", "holon-adapter-claude", "--find-links", str(dist)]
     done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

@@ -1,7 +1,8 @@
 """The built wheels of holon-core and holon-adapter-codex give a working probe on their own.
 
-Built with ``uv build``, installed offline (from uv's cache) into a fresh ``python3 -m venv``
-that has no access to this checkout: the entry point, not the source tree, finds the adapter.
+Built with ``uv build --offline``, installed with no index (the locked wheels of
+``make wheelhouse``) and an empty uv cache into a fresh ``python3 -m venv`` that has no access
+to this checkout: the entry point, not the source tree, finds the adapter.
 """
 
 from __future__ import annotations
@@ -15,24 +16,28 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def test_fresh_venv_from_wheels_probes_codex(
-    tmp_path: Path, codex_binary: Path, uv_binary: str
+    tmp_path: Path,
+    codex_binary: Path,
+    uv_binary: str,
+    offline_install: tuple[list[str], dict[str, str]],
 ) -> None:
     uv = uv_binary
     wheels = tmp_path / "wheels"
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}
     for package in ("holon-core", "holon-adapter-codex"):
         subprocess.run(
-            [uv, "build", "-q", "--wheel", "--package", package, "-o", str(wheels)],
+            [uv, "build", "--offline", "-q", "--wheel", "--package", package, "-o", str(wheels)],
             cwd=REPO,
             env=env,
             check=True,
         )
     venv = tmp_path / "venv"
     subprocess.run(["python3", "-m", "venv", "--without-pip", str(venv)], check=True)
+    options, offline_env = offline_install
     subprocess.run(
-        [uv, "pip", "install", "-q", "--offline", "--python", str(venv / "bin" / "python")]
+        [uv, "pip", "install", "-q", *options, "--python", str(venv / "bin" / "python")]
         + [str(w) for w in sorted(wheels.glob("*.whl"))],
-        env=env,
+        env={**env, **offline_env},
         check=True,
     )
     task_in, workspace, out = tmp_path / "in", tmp_path / "ws", tmp_path / "out"

@@ -1,11 +1,13 @@
 """The built wheels of holon-core and holon-adapter-gemini give a working probe in a fresh venv.
 
-Dependencies come from uv's cache (``--offline``): the test needs no network.
+Dependencies come from the locked wheels of ``make wheelhouse``, with no index and an empty uv
+cache: the test needs no network and nothing an earlier run left in a cache.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,19 +23,27 @@ def run(
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False)
 
 
-def test_fresh_venv_probe_from_wheels(tmp_path: Path, gemini_binary: Path, uv_binary: str) -> None:
+def test_fresh_venv_probe_from_wheels(
+    tmp_path: Path,
+    gemini_binary: Path,
+    uv_binary: str,
+    offline_install: tuple[list[str], dict[str, str]],
+) -> None:
     uv = uv_binary
     dist = tmp_path / "dist"
     for package in ("holon-core", "holon-adapter-gemini"):
-        done = run([uv, "build", "-q", "--wheel", "--package", package, "-o", str(dist)], cwd=REPO)
+        argv = [uv, "build", "--offline", "-q", "--wheel", "--package", package, "-o", str(dist)]
+        done = run(argv, cwd=REPO)
         assert done.returncode == 0, done.stderr
     wheels = sorted(str(p) for p in dist.glob("*.whl"))
     assert len(wheels) == 2, wheels
     venv = tmp_path / "venv"
     python = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
     assert run([python, "-m", "venv", str(venv)]).returncode == 0
+    options, offline_env = offline_install
     done = run(
-        [uv, "pip", "install", "--offline", "-q", "--python", str(venv / "bin/python"), *wheels]
+        [uv, "pip", "install", *options, "-q", "--python", str(venv / "bin/python"), *wheels],
+        env={**os.environ, **offline_env},
     )
     assert done.returncode == 0, done.stderr
     spec_dir, out, ws = tmp_path / "in", tmp_path / "out", tmp_path / "ws"
