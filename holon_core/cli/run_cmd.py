@@ -1,4 +1,8 @@
-"""``holon run SPEC``: run one task against a snapshot of the workspace (see README, holon run)."""
+"""``holon run SPEC | --goal TEXT``: run one task against a snapshot of the workspace.
+
+See README, holon run. ``--goal`` alone writes the spec (``runner/task_spec.py``); beside a
+SPEC it replaces that spec's goal.
+"""
 
 from __future__ import annotations
 
@@ -29,7 +33,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
             "human), or 1 when the result fails validation or the command line is wrong."
         ),
     )
-    parser.add_argument("spec", type=Path, help="the task's spec.yaml")
+    parser.add_argument(
+        "spec", type=Path, nargs="?", metavar="SPEC", help="the task spec.yaml (or --goal)"
+    )
+    parser.add_argument(
+        "--goal",
+        metavar="TEXT",
+        help="the task in words: without SPEC a spec is written from it (kept as "
+        "input/spec.yaml in the run dir); with SPEC it replaces the spec's goal",
+    )
+    parser.add_argument("--goal-file", type=Path, metavar="FILE", help="--goal, read from FILE")
+    parser.set_defaults(usage_error=parser.error)
     parser.add_argument("--workspace", type=Path, default=Path(), help="workspace (default .)")
     parser.add_argument(
         "--output", type=Path, help="output dir (default: output/ inside the run dir)"
@@ -103,10 +117,26 @@ def timeout_option(text: str | None) -> float | None:
         raise InputError(f"--timeout: {exc}") from exc
 
 
+def goal_option(text: str | None, file: Path | None) -> str | None:
+    """``--goal TEXT`` or ``--goal-file FILE`` (not both)."""
+    if file is None:
+        return text
+    if text is not None:
+        raise InputError("--goal and --goal-file exclude each other", hint="drop one of them")
+    from holon_core.runner.task_spec import read_goal_file
+
+    return read_goal_file(file)
+
+
 def run(args: argparse.Namespace) -> int:
     """Signals are handled from the first line on, and every ending prints one result."""
     from holon_core.runner.signals import StopSignals
 
+    if args.spec is None and args.goal is None and args.goal_file is None:
+        args.usage_error(
+            "the following arguments are required: SPEC or --goal TEXT (holon run spec.yaml, "
+            "or holon run --goal 'Fix the failing test' --workspace DIR)"
+        )
     with StopSignals().installed() as stops:
         return _run(args, stops)
 
@@ -121,6 +151,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
         timeout = timeout_option(args.timeout)
         options = RunOptions(
             spec=args.spec,
+            goal=goal_option(args.goal, args.goal_file),
             workspace=args.workspace,
             output=args.output,
             runs_dir=args.runs_dir,

@@ -1,9 +1,10 @@
 """Build the agent's input directory (RFC-0002 section 4): spec, context, prompts, skills.
 
 Everything is copied, so the agent sees a self-contained input that a container runner could
-mount as is; ``spec.yaml`` is copied byte for byte. Copies never leave the directory they come
-from, refuse special files and are capped (``copy_in.py``); once built, the input dir is made
-read-only and fingerprinted, so the runner can prove after the run that nothing changed it.
+mount as is; ``spec.yaml`` is copied byte for byte (or written from ``--goal``: task_spec.py).
+Copies never leave the directory they come from, refuse special files and are capped
+(``copy_in.py``); once built, the input dir is made read-only and fingerprinted, so the
+runner can prove after the run that nothing changed it.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ if TYPE_CHECKING:
 class InputSources:
     """What the user pointed at; None means "not given"."""
 
-    spec: Path
+    spec: Path | None
     context: Path | None = None
     system_prompt: Path | None = None
     user_prompt: Path | None = None
     skills: list[Path] = field(default_factory=list)
+    #: A spec written by the runner (``holon run --goal``), in place of a copy of ``spec``.
+    spec_text: str | None = None
 
 
 def default_context(spec_path: Path) -> Path | None:
@@ -51,8 +54,13 @@ def build_input(
     """
     input_dir.mkdir(parents=True, exist_ok=True)
     budget = Budget()
-    copy_file(sources.spec, input_dir / "spec.yaml", budget)
-    context = sources.context or default_context(sources.spec)
+    if sources.spec_text is not None:
+        (input_dir / "spec.yaml").write_text(sources.spec_text, encoding="utf-8")
+    elif sources.spec is not None:
+        copy_file(sources.spec, input_dir / "spec.yaml", budget)
+    # Without a spec file (--goal alone) nothing ships beside it: no default context/.
+    spec_dir = sources.spec.parent if sources.spec is not None else None
+    context = sources.context or (default_context(sources.spec) if sources.spec else None)
     if context is not None:
         if not context.is_dir():
             raise InputError(
@@ -60,7 +68,7 @@ def build_input(
                 hint="pass an existing directory to --context",
             )
         # The default context/ ships with the spec: it must not lead out of the spec's dir.
-        within = None if sources.context else sources.spec.parent
+        within = None if sources.context else spec_dir
         copy_tree(context, input_dir / "context", budget, within=within)
     for source, name in ((sources.system_prompt, "system.md"), (sources.user_prompt, "user.md")):
         if source is None:
@@ -72,9 +80,10 @@ def build_input(
             )
         (input_dir / "prompts").mkdir(exist_ok=True)
         copy_file(source, input_dir / "prompts" / name, budget)
-    _copy_spec_skills(spec, sources.spec.parent, input_dir, budget)
+    if spec_dir is not None:
+        _copy_spec_skills(spec, spec_dir, input_dir, budget)
     refs = spec.metadata.skills
-    copy_host_skills(refs, sources.spec.parent, input_dir, env or os.environ, budget)
+    copy_host_skills(refs, spec_dir or Path.cwd(), input_dir, env or os.environ, budget)
     return _copy_flag_skills(sources.skills, input_dir / "flag-skills", budget)
 
 

@@ -34,15 +34,15 @@ from holon_core.runner.progress import EventTail, Progress
 from holon_core.runner.report import RunAborted, RunResult
 from holon_core.runner.signals import RunCancelled, StopSignals
 from holon_core.runner.streams import write_safely
+from holon_core.runner.task_spec import TaskSpec, load_task_spec
 from holon_core.runner.validate import Validation, apply_patch, validate_output
-from holon_core.spec_loader import load_spec
 from holon_core.workspace import Snapshot, make_snapshot, remove_snapshot
 from holon_core.workspace.verify import Fingerprint, changed_paths, describe, take_fingerprint
 
 
 @dataclass
 class RunOptions:
-    spec: Path
+    spec: Path | None = None  # None: the spec is written from ``goal`` (task_spec.py)
     workspace: Path = Path()
     output: Path | None = None
     runs_dir: Path | None = None
@@ -58,6 +58,7 @@ class RunOptions:
     progress: bool = True
     container: ContainerOptions | None = None  # run holon-agent in a container (container.py)
     serve: bool = False  # the one turn through `holon-agent serve --once` (serve/once.py)
+    goal: str | None = None  # ``--goal``: the task's goal, with or without ``spec``
 
 
 def run_task(
@@ -79,8 +80,14 @@ def run_task(
     warnings: list[str] = []
     layout: RunLayout | None = None
     try:
-        spec_path = options.spec.expanduser().absolute()
-        spec, warnings = load_spec(spec_path)
+        task = load_task_spec(
+            options.spec,
+            options.goal,
+            engine=options.engine,
+            model=options.model,
+            timeout=options.timeout,
+        )
+        warnings = task.warnings
         for warning in warnings:
             write_safely(stream, f"holon run: warning: {warning}\n")
         workspace = options.workspace.expanduser().resolve()
@@ -98,8 +105,7 @@ def run_task(
             env,
             stream,
             stops,
-            spec_path=spec_path,
-            spec=spec,
+            task=task,
             layout=layout,
             result=result,
         )
@@ -135,17 +141,22 @@ def _run(
     stream: IO[str],
     stops: StopSignals,
     *,
-    spec_path: Path,
-    spec: Spec,
+    task: TaskSpec,
     layout: RunLayout,
     result: RunResult,
 ) -> RunResult:
     """Everything after the run dir exists; before launch, errors propagate to ``run_task``."""
+    spec = task.spec
     started = time.monotonic()
     made = prepare_output(layout.output, result.workspace)
     try:
         sources = InputSources(
-            spec_path, options.context, options.system_prompt, options.user_prompt, options.skills
+            task.path,
+            options.context,
+            options.system_prompt,
+            options.user_prompt,
+            options.skills,
+            spec_text=task.text,
         )
         skills = build_input(sources, spec, layout.input, env)
         inputs = lock_input(layout.input)

@@ -16,7 +16,7 @@ from .kit import closed_pipe, run, script
     [
         ("holon-agent", ["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
         ("holon-agent", ["--engine"], "argument --engine: expected one argument"),
-        ("holon", ["run"], "the following arguments are required: spec"),
+        ("holon", ["run"], "the following arguments are required: SPEC or --goal TEXT"),
         ("holon", ["run", "spec.yaml", "--no-such-flag"], "unrecognized arguments"),
         ("holon", ["no-such-command"], "invalid choice: 'no-such-command'"),
         ("holon", ["schema"], "the following arguments are required: which"),
