@@ -135,6 +135,7 @@ def _turn(
 ) -> tuple[str, bool]:
     """Send one turn and render its stream; (response id, succeeded)."""
     final: dict[str, Any] = {}
+    tools: dict[str, str] = {}  # call_id -> the tool's name, from its function_call item
     for event in client.stream(text, previous_response_id=previous, model=model):
         kind = event["type"]
         if kind == "response.output_text.delta":
@@ -142,11 +143,24 @@ def _turn(
             out.flush()
         elif kind == "response.output_text.done":
             out.write("\n")
-        elif kind == "response.output_item.done" and event["item"]["type"] == "holon:tool_call":
-            item = event["item"]
-            out.write(f"  [{item['name']}] {item['status']}\n")
+        elif kind == "response.output_item.done" and event["item"]["type"] == "function_call":
+            tools[event["item"]["call_id"]] = event["item"]["name"]
+        elif kind == "response.output_item.done" and event["item"]["type"] in _RESULTS:
+            out.write(_tool_line(event["item"], tools))
         elif kind in ("response.completed", "response.failed", "response.incomplete"):
             final = event["response"]
     holon = final.get("holon", {})
     out.write(f"  ({holon.get('outcome')}: {holon.get('reason')}; {holon.get('output_dir')})\n")
     return final["id"], final.get("status") == "completed"
+
+
+_RESULTS = ("function_call_output",)
+
+
+def _tool_line(item: dict[str, Any], tools: dict[str, str]) -> str:
+    """``  [run] failed (exit 2)``: the tool's name, how it ended (holon's details when there)."""
+    name = tools.get(item["call_id"], "tool")
+    holon = item.get("holon") or {}
+    status = holon.get("status") or item["status"]
+    code = holon.get("exit_code")
+    return f"  [{name}] {status}{'' if code is None else f' (exit {code})'}\n"

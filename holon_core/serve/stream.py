@@ -4,18 +4,27 @@ Every event gets the next ``sequence_number`` and goes to one sink: the turn wri
 ``events.ndjson`` and hands it to whoever streams it, so the file is exactly the stream sent.
 
 Mapping: assistant text becomes a ``message`` item (added, one content part, its
-``output_text`` delta and done events, item done). A tool call of the engine becomes a
-``holon:tool_call`` item (added when called, done with its result: ``status`` completed or
-failed, ``output``, ``exit_code``): Open Responses has no item for a tool the engine runs
-itself, so it is an extension type, prefixed with the ``holon`` slug as the spec requires.
-Retries and engine errors are ``holon:engine_event`` stream events. The stream ends with
-``response.completed`` (success), ``response.incomplete`` (needs human) or an ``error``
-event followed by ``response.failed`` (failure, including a cancel).
+``output_text`` delta and done events, item done). A tool the engine ran becomes the spec's
+own pair, so a client generated from the schema shows it as any tool round trip: a
+``function_call`` item when the engine calls it (added with empty arguments, the arguments as
+one ``response.function_call_arguments.delta`` and ``.done``, item done: the call itself is
+complete) and a ``function_call_output`` item with the same ``call_id`` when the result comes
+(added and done; its ``output`` is the tool's text, cut to :data:`TOOL_OUTPUT_CHARS`). The
+schema's item union has no shell or hosted-tool item, and its output status has no
+``failed``: holon's details travel in the output item's optional ``holon`` object
+(``status`` completed or failed, ``exit_code``, ``command``). A later, truer result of a call
+already answered (exit codes an engine reveals after the run) is a
+``holon:function_call_output.amended`` event carrying the item; retries and engine errors are
+``holon:engine_event`` events. Both are extension events as the spec defines them: the type
+prefixed with the ``holon`` slug, with ``type`` and ``sequence_number``; a client ignores them.
+The stream ends with ``response.completed`` (success), ``response.incomplete`` (needs human) or
+an ``error`` event followed by ``response.failed`` (failure, including a cancel).
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -37,7 +46,8 @@ class TurnStream:
         self._seq = 0
         self._lock = threading.Lock()
         self.output: list[dict[str, Any]] = []
-        self._tools: dict[str, int] = {}  # engine tool id -> output index
+        #: engine tool id -> (the call's arguments, output index of its function_call_output)
+        self._calls: dict[str, tuple[dict[str, Any], int | None]] = {}
         self.text_parts: list[str] = []
 
     def emit(self, event: dict[str, Any]) -> None:
@@ -89,47 +99,66 @@ class TurnStream:
         self.emit({"type": "response.output_item.done", "output_index": index, "item": done})
 
     def _tool_call(self, event: Event) -> None:
-        index = len(self.output)
+        index, item_id = len(self.output), new_id("fc")
         call_id = str(event.tool_id or new_id("call"))
         arguments = self._redact(json.dumps(event.data, ensure_ascii=False, default=str))
         item = {
-            "type": "holon:tool_call",
-            "id": new_id("htc"),
+            "type": "function_call",
+            "id": item_id,
             "status": "in_progress",
             "call_id": call_id,
             "name": event.tool or "tool",
-            "arguments": arguments,
-            "output": None,
-            "exit_code": None,
+            "arguments": "",
         }
         self.output.append(item)
-        self._tools[call_id] = index
+        self._calls[call_id] = (event.data, None)
+        where = {"item_id": item_id, "output_index": index}
         self.emit({"type": "response.output_item.added", "output_index": index, "item": item})
+        self.emit({"type": "response.function_call_arguments.delta", **where, "delta": arguments})
+        self.emit(
+            {"type": "response.function_call_arguments.done", **where, "arguments": arguments}
+        )
+        done = {**item, "status": "completed", "arguments": arguments}
+        self.output[index] = done
+        self.emit({"type": "response.output_item.done", "output_index": index, "item": done})
 
     def _tool_result(self, event: Event) -> None:
-        index = self._tools.get(str(event.tool_id))
-        if index is None:
+        call_id = str(event.tool_id)
+        if call_id not in self._calls:
             return
+        arguments, index = self._calls[call_id]
         output = event.data.get("output")
-        text = output if isinstance(output, str) else None
-        if text is not None:
-            text = self._redact(text[:TOOL_OUTPUT_CHARS])
+        text = self._redact(output[:TOOL_OUTPUT_CHARS]) if isinstance(output, str) else ""
         exit_code = event.data.get("exit_code")
+        command = _command(arguments)
         item = {
-            **self.output[index],
-            "status": "failed" if event.status == "error" else "completed",
+            "type": "function_call_output",
+            "id": new_id("fco") if index is None else self.output[index]["id"],
+            "status": "completed",
+            "call_id": call_id,
             "output": text,
-            "exit_code": exit_code if type(exit_code) is int else None,
+            "holon": {
+                "status": "failed" if event.status == "error" else "completed",
+                "exit_code": exit_code if type(exit_code) is int else None,
+                "command": None if command is None else self._redact(command),
+            },
         }
-        already_done = self.output[index]["status"] != "in_progress"
-        self.output[index] = item
-        if already_done:  # a later, truer result (e.g. exit codes read after the run)
-            self.emit({"type": "holon:tool_call.amended", "output_index": index, "item": item})
-        else:
-            self.emit({"type": "response.output_item.done", "output_index": index, "item": item})
+        if index is not None:  # a later, truer result (e.g. exit codes read after the run)
+            self.output[index] = item
+            self.emit(
+                {"type": "holon:function_call_output.amended", "output_index": index, "item": item}
+            )
+            return
+        index = len(self.output)
+        self.output.append(item)
+        self._calls[call_id] = (arguments, index)
+        added = {k: item[k] for k in ("type", "id", "call_id")}
+        added |= {"status": "in_progress", "output": ""}  # every field, zero values
+        self.emit({"type": "response.output_item.added", "output_index": index, "item": added})
+        self.emit({"type": "response.output_item.done", "output_index": index, "item": item})
 
     def close_open_items(self) -> None:
-        """Tool calls that never got a result (the engine stopped) end ``incomplete``."""
+        """Items still in progress when the engine stopped end ``incomplete``."""
         for index, item in enumerate(self.output):
             if item["status"] == "in_progress":
                 item = {**item, "status": "incomplete"}
@@ -142,3 +171,16 @@ class TurnStream:
         text = json.dumps(value, ensure_ascii=False, default=str)
         cleaned: dict[str, Any] = json.loads(self._redact(text))
         return cleaned
+
+
+def _command(arguments: dict[str, Any]) -> str | None:
+    """The command line of a shell tool's call, where the engine's arguments name one
+    (``command`` at the top or one level down, e.g. Claude Code's ``input.command``)."""
+    nested = [v for v in arguments.values() if isinstance(v, dict)]
+    for where in (arguments, *nested):
+        command = where.get("command")
+        if isinstance(command, str):
+            return command
+        if isinstance(command, list) and all(isinstance(word, str) for word in command):
+            return shlex.join(command)
+    return None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -12,14 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import jsonschema
 import pytest
 import yaml
+from holon_conformance.suite import open_responses
 
 from holon_core.serve.client import ServeClient, start_server
-
-ROOT = Path(__file__).resolve().parents[2]
-SCHEMA = ROOT / "schemas" / "openresponses" / "openapi.json"
 
 
 @dataclass
@@ -94,61 +90,19 @@ def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve]:
 
 
 @pytest.fixture(scope="session")
-def open_responses() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(SCHEMA.read_text())
-    return schema
-
-
-def _validator(doc: dict[str, Any], name: str) -> jsonschema.protocols.Validator:
-    """Upstream's schema for ``name``, with the extensions the spec allows: items whose type
-    is prefixed with an implementor slug (``holon:...``) and have an id and a status."""
-    doc = json.loads(json.dumps(doc))
-    schemas = doc["components"]["schemas"]
-    schemas["ItemField"]["oneOf"].append(
-        {
-            "type": "object",
-            "required": ["id", "type", "status"],
-            "properties": {"type": {"type": "string", "pattern": "^holon:"}},
-        }
-    )
-    schema = {**schemas[name], "components": doc["components"]}
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
-
-
-STREAM_EVENTS = {
-    "response.created": "ResponseCreatedStreamingEvent",
-    "response.in_progress": "ResponseInProgressStreamingEvent",
-    "response.completed": "ResponseCompletedStreamingEvent",
-    "response.failed": "ResponseFailedStreamingEvent",
-    "response.incomplete": "ResponseIncompleteStreamingEvent",
-    "response.output_item.added": "ResponseOutputItemAddedStreamingEvent",
-    "response.output_item.done": "ResponseOutputItemDoneStreamingEvent",
-    "response.content_part.added": "ResponseContentPartAddedStreamingEvent",
-    "response.content_part.done": "ResponseContentPartDoneStreamingEvent",
-    "response.output_text.delta": "ResponseOutputTextDeltaStreamingEvent",
-    "response.output_text.done": "ResponseOutputTextDoneStreamingEvent",
-    "error": "ErrorStreamingEvent",
-}
-
-
-@pytest.fixture(scope="session")
-def check_open_responses(open_responses):
-    """Validate a response object or a list of stream events against the vendored schema."""
-    validators = {name: _validator(open_responses, name) for name in STREAM_EVENTS.values()}
-    response = _validator(open_responses, "ResponseResource")
+def check_open_responses():
+    """Validate a response object or a list of stream events against the official schema
+    (``holon_conformance.suite.open_responses``: the spec's generated models, its extension
+    rule for events), and the stream's numbering."""
 
     def check(response_or_events: dict[str, Any] | list[dict[str, Any]]) -> None:
         if isinstance(response_or_events, dict):
-            response.validate(response_or_events)
+            errors = open_responses.response_errors(response_or_events)
+            assert not errors, f"not a valid response ({open_responses.SPEC}): {errors}"
             return
         numbers = [e["sequence_number"] for e in response_or_events]
         assert numbers == list(range(1, len(numbers) + 1)), numbers
-        for event in response_or_events:
-            name = STREAM_EVENTS.get(event["type"])
-            if name is None:  # an extension event: slug-prefixed, numbered
-                assert event["type"].startswith("holon:"), event
-                continue
-            validators[name].validate(event)
+        errors = open_responses.stream_errors(response_or_events)
+        assert not errors, f"invalid stream events ({open_responses.SPEC}): {errors}"
 
     return check

@@ -16,7 +16,9 @@ def test_chat_starts_streams_continues_and_attaches(tmp_path):
     workspace.mkdir()
     (workspace / "README.md").write_text("hi\n")
     script = tmp_path / "replay.yaml"
-    script.write_text("- say: hello there\n- write: {path: note.txt, content: x}\n")
+    script.write_text(
+        "- say: hello there\n- write: {path: note.txt, content: x}\n- run: grep -q absent README.md\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLON_")}
     env["HOLON_REPLAY_SCRIPT"] = str(script)
     base = [sys.executable, "-m", "holon_core", "chat", "--engine", "replay"]
@@ -32,6 +34,9 @@ def test_chat_starts_streams_continues_and_attaches(tmp_path):
         assert first.returncode == 0, first.stderr
         assert "started holon-agent serve" in first.stdout
         assert "hello there" in first.stdout and "(success: ok;" in first.stdout
+        # each tool the engine ran, on its own line: name, how it ended
+        assert "  [write] completed\n" in first.stdout
+        assert "  [run] completed (exit 1)\n" in first.stdout  # grep found no match: an answer
         assert (chat / "agent.sock").exists()  # --keep: still serving
 
         second = chat_run("-m", "and again")  # attaches, continues, and stops nothing it started

@@ -10,6 +10,8 @@ import pytest
 
 from holon_core.serve.client import ServeClientError, parse_sse
 
+TOOL_ITEMS = ("function_call", "function_call_output")
+
 
 def test_three_turns_chain_with_a_record_per_turn(serve, check_open_responses):
     serve.script("t1", [{"say": "one"}, {"write": {"path": "a.txt", "content": "A\n"}}])
@@ -30,11 +32,16 @@ def test_three_turns_chain_with_a_record_per_turn(serve, check_open_responses):
     assert [e["type"] for e in events1[:2]] == ["response.created", "response.in_progress"]
     assert events1[-1]["type"] == "response.completed"
     assert [e["delta"] for e in events1 if e["type"] == "response.output_text.delta"] == ["one"]
-    tools = [e["item"] for e in events3 if e["type"] == "response.output_item.done"]
-    assert tools[-1]["type"] == "holon:tool_call" and tools[-1]["status"] == "completed"
-    assert "A\nB" in tools[-1]["output"]
     for events in (events1, events3):
         check_open_responses(events)
+    # the engine's tool: a function_call (arguments streamed) and its function_call_output
+    done = [e["item"] for e in events3 if e["type"] == "response.output_item.done"]
+    call, result = (next(i for i in done if i["type"] == t) for t in TOOL_ITEMS)
+    assert call["status"] == "completed" and "cat a.txt b.txt" in call["arguments"]
+    deltas = [e for e in events3 if e["type"] == "response.function_call_arguments.delta"]
+    assert [e["item_id"] for e in deltas] == [call["id"]]
+    assert result["call_id"] == call["call_id"] and "A\nB" in result["output"]
+    assert result["holon"] == {"status": "completed", "exit_code": 0, "command": "cat a.txt b.txt"}
     for response in (first, second, third):
         check_open_responses(response)
         assert response["status"] == "completed"
@@ -211,8 +218,9 @@ def test_isolated_turns_work_on_copies_and_leave_the_workspace_alone(serve):
         holon={"turn_id": "iso2", "workspace": "isolated"},
     )
     assert sorted(p.name for p in serve.workspace.iterdir()) == before
-    assert second["output"][0]["status"] == "completed"  # iso.txt was there: a copy of turn 1's
-    assert second["output"][0]["output"].strip() == "1"
+    result = next(i for i in second["output"] if i["type"] == "function_call_output")
+    assert result["holon"]["status"] == "completed"  # iso.txt was there: a copy of turn 1's
+    assert result["output"].strip() == "1"
     patch = (serve.turn_dir("iso2") / "diff.patch").read_text()
     assert "b/iso2.txt" in patch and "b/iso.txt" not in patch
     record = json.loads((serve.turn_dir("iso2") / "turn.json").read_text())
