@@ -12,11 +12,11 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 from typing import NoReturn
 
 from holon_core._version import __version__
 from holon_core.agent.init import run_as_init, unblock_stop_signals
+from holon_core.agent.interrupt import cancel_handler
 from holon_core.agent.paths import resolve_paths
 from holon_core.cli.parser import Parser
 
@@ -62,13 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return probe(paths, args.engine, env, [Path(s).expanduser() for s in args.skill])
 
     # Handlers first, before the heavy imports: a signal at any moment becomes a cancelled
-    # run with a manifest, never a silent death. SIGHUP (a closed terminal or SSH session)
-    # counts as a cancel too.
+    # run with a manifest, never a silent death; before the launch it interrupts whatever
+    # blocks (agent/interrupt.py). SIGHUP (a closed terminal or SSH session) counts as a
+    # cancel too.
     cancel = threading.Event()
-
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
-        cancel.set()
-
+    on_signal = cancel_handler(cancel)
     for sig in CANCEL_SIGNALS:
         signal.signal(sig, on_signal)
     unblock_stop_signals()  # one held since the PID 1 init forked is delivered now

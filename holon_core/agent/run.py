@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Literal
 from holon_core.adapter import RunContext
 from holon_core.agent import record
 from holon_core.agent.evidence import Evidence
+from holon_core.agent.interrupt import until_launch
 from holon_core.agent.output_dir import (
     claim_output,
     foreign_files,
@@ -62,7 +63,7 @@ from holon_core.supervisor import supervise
 from holon_core.workspace import nested_repositories, record_baseline, write_diff
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineReport
+    from holon_core.adapter import EngineReport, EventParser, LaunchPlan
     from holon_core.checks import Check
     from holon_core.models.spec import Spec
     from holon_core.plugins import HolonPlugins
@@ -189,8 +190,15 @@ def _disk_full(exc: BaseException) -> Decision | None:
 
 
 def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
-    context = _prepare(run, options, run_id)
-    _execute(run, context, options.on_event)
+    def until_plan() -> tuple[RunContext, LaunchPlan, EventParser]:
+        context = _prepare(run, options, run_id)
+        assert run.plugins is not None
+        run.evidence.phase("launch")
+        return context, run.plugins.launch(context), run.plugins.event_parser(context)
+
+    # Until the engine exists, a stop signal interrupts whatever blocks (agent/interrupt.py).
+    context, plan, parser = until_launch(run.cancel, until_plan)
+    _execute(run, context, plan, parser, options.on_event)
     return _judge(run, context)
 
 
@@ -278,14 +286,14 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
 
 
 def _execute(
-    run: RunState, context: RunContext, on_event: Callable[[Event], None] | None = None
+    run: RunState,
+    context: RunContext,
+    plan: LaunchPlan,
+    parser: EventParser,
+    on_event: Callable[[Event], None] | None = None,
 ) -> None:
-    """Steps 7-8: launch under the supervisor, streaming events into evidence."""
+    """Steps 7-8: run the launch plan under the supervisor, streaming events into evidence."""
     ev, spec = run.evidence, context.spec
-    assert run.plugins is not None
-    ev.phase("launch")
-    plan = run.plugins.launch(context)
-    parser = run.plugins.event_parser(context)
     run.report = parser.report
     run.check_cancel()
     # Both the spec's timeout and HOLON_TIMEOUT (e.g. `holon run --timeout`) are limits: the
