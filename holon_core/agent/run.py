@@ -60,7 +60,12 @@ from holon_core.redact import Redactor, secret_values
 from holon_core.skill_layers import describe
 from holon_core.skills import resolve_skills
 from holon_core.supervisor import supervise
-from holon_core.workspace import nested_repositories, record_baseline, write_diff
+from holon_core.workspace import (
+    git_dir_change,
+    nested_repositories,
+    record_baseline,
+    write_diff,
+)
 
 if TYPE_CHECKING:
     from holon_core.adapter import EngineReport, EventParser, LaunchPlan
@@ -360,11 +365,13 @@ def _judge(run: RunState, context: RunContext) -> Decision:
     run.metadata["changed"] = diff.changed
     run.metadata["files_changed"] = len(diff.files)
     nested = nested_repositories(run.baseline)
+    notes = [git_dir_change(run.baseline)]
     if nested:
-        warning = (
+        notes.append(
             f"nested git repositories are recorded as commit pointers only, so changes inside "
             f"them are not in diff.patch: {', '.join(nested)}"
         )
+    for warning in filter(None, notes):
         run.log.warning("workspace", detail=warning)
         run.metadata.setdefault("warnings", []).append(warning)
     secret_files = scan_patch(run.redact, diff.patch_path, paths.workspace, diff.binary_files)

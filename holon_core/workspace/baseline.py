@@ -4,15 +4,22 @@ The baseline is a git tree in a private git dir under holon's scratch directory,
 is the workspace. For a git repo it borrows the user's objects through alternates (read-only)
 and starts from a copy of the user's index, so hashing is limited to what is dirty or untracked.
 
-The workspace's own ``.git`` is the engine's to break (``rm -rf .git``): so after the tree is
-written, every object it needs beyond the commit's tree is packed into the private git dir, and
-the private dir borrows from the repository's alternates directly rather than through the
-workspace. Under ``holon run`` the snapshot's ``.git`` only holds the dirty and untracked
-files' blobs (the history stays in the user's repository), so this pack is small.
+The workspace's own ``.git`` is the engine's to break (``rm -rf .git``, ``git prune``): so once
+the tree is written, the private dir stops depending on it. When the repository's object store
+lies inside the workspace, its files are hard-linked into the private store (no bytes copied; a
+deleted, pruned or repacked ``.git`` leaves the links intact); where links cannot be made (the
+state dir on another filesystem) the tree's objects are packed into it instead. The private dir
+then borrows only from the repository's own alternates, never through the workspace. A store
+outside the workspace (a worktree's common dir) stays borrowed, and only the objects the tree
+has beyond the commit's tree are packed. One limit: a hard link shares the file, so an engine
+writing into a pack's bytes in place (git never does) reaches the copy too; the diff then fails
+with git's message rather than record something wrong.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -46,6 +53,8 @@ class Baseline:
     tree: str
     head: str | None
     dirty: bool | None
+    #: The repository's own git dir (``.git``), to tell afterwards what the engine did to it.
+    repo_git_dir: Path | None = None
 
     def as_manifest(self) -> dict[str, object]:
         return {"kind": self.kind, "head": self.head, "tree": self.tree, "dirty": self.dirty}
@@ -73,16 +82,28 @@ def record_baseline(workspace: Path, scratch_dir: Path) -> Baseline:
     if repo is None:
         return Baseline("directory", workspace, git_dir, tree, None, None)
     reference = repo.head_tree or EMPTY_TREE.get(repo.object_format)
-    return Baseline("git", workspace, git_dir, tree, repo.head, tree != reference)
+    dirty = tree != reference
+    return Baseline("git", workspace, git_dir, tree, repo.head, dirty, repo.git_dir)
 
 
 def _keep_objects(git_dir: Path, repo: RepoInfo, tree: str) -> None:
-    """Make the baseline survive the deletion of the workspace's ``.git``: pack the objects
-    the tree has beyond the commit's tree into our own store, and borrow the rest from the
-    repository's own alternates (if it has any) without going through the workspace."""
+    """Make the baseline survive the loss of the workspace's ``.git`` (see the module doc)."""
+    store = repo.common_dir / "objects"
+    borrowed = _alternates(store)
+    if relative_inside(store, repo.toplevel) is None:
+        _pack(git_dir, tree, repo.head_tree)
+        borrowed.insert(0, store)
+    elif not _link_store(store, git_dir / "objects"):
+        _pack(git_dir, tree, None)
+    listing = git_dir / "objects" / "info" / "alternates"
+    listing.write_text("".join(f"{path}\n" for path in borrowed), errors="surrogateescape")
+
+
+def _pack(git_dir: Path, tree: str, known: str | None) -> None:
+    """Pack the objects of ``tree`` (beyond those of ``known``) into the private store."""
     args = ["rev-list", "--objects", "--no-object-names", tree]
-    if repo.head_tree:
-        args += ["--not", repo.head_tree]
+    if known:
+        args += ["--not", known]
     listed = run_git(args, cwd=git_dir, git_dir=git_dir).stdout
     if listed.strip():
         run_git(
@@ -92,10 +113,29 @@ def _keep_objects(git_dir: Path, repo: RepoInfo, tree: str) -> None:
             stdin=listed,
             stdout=subprocess.DEVNULL,
         )
-    borrowed = _alternates(repo.common_dir / "objects")
-    if borrowed:
-        with (git_dir / "objects" / "info" / "alternates").open("a", encoding="utf-8") as out:
-            out.writelines(f"{path}\n" for path in borrowed)
+
+
+def _link_store(store: Path, own: Path) -> bool:
+    """Hard-link every pack and loose object of ``store`` into ``own``; False when a link
+    cannot be made (another filesystem, a file vanishing under a concurrent gc)."""
+    try:
+        for entry in os.scandir(store):
+            if entry.name == "pack":
+                _link_files(entry.path, own / "pack", skip="tmp_")
+            elif len(entry.name) == 2 and entry.is_dir(follow_symlinks=False):
+                _link_files(entry.path, own / entry.name, skip="tmp_")
+    except OSError:
+        return False
+    return True
+
+
+def _link_files(src: str, dest: Path, *, skip: str) -> None:
+    dest.mkdir(exist_ok=True)
+    for entry in os.scandir(src):
+        if entry.name.startswith(skip) or not entry.is_file(follow_symlinks=False):
+            continue
+        with contextlib.suppress(FileExistsError):  # the same object (by its hash) is ours
+            os.link(entry.path, dest / entry.name)
 
 
 def _alternates(objects: Path, depth: int = 0) -> list[Path]:

@@ -10,7 +10,11 @@ import ctypes
 import json
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from holon_core.testing import AgentResult, Task
 from holon_core.testing.agent_run import agent_argv, agent_env
@@ -66,3 +70,19 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file() and not p.is_symlink()
     }
+
+
+@contextmanager
+def tmpfs(mount: Path, size: str) -> Iterator[Path]:
+    """A real filesystem of its own at ``mount`` (tmpfs), unmounted afterwards.
+
+    Mounting needs root, which the CI container has; the test fails (never skips) without it.
+    """
+    if os.geteuid() != 0:
+        pytest.fail(f"this test mounts a {size} tmpfs and needs root (as in CI)")
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], check=True)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=True)

@@ -9,7 +9,6 @@ without the capabilities that ignore them. The full disk is real: the output dir
 from __future__ import annotations
 
 import dataclasses
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 
 from holon_core.testing import make_task
 
-from .kit import TO_ENGINE_STDERR, run
+from .kit import TO_ENGINE_STDERR, run, tmpfs
 
 WRITE = {"write": {"path": "hello.txt", "content": "hi\n"}}
 
@@ -55,15 +54,8 @@ def test_an_unreadable_evidence_dir_still_gets_the_full_record(tmp_path, assert_
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A real 2 MiB filesystem (tmpfs), unmounted afterwards."""
-    if os.geteuid() != 0:
-        pytest.fail("the full-disk test mounts a 2 MiB tmpfs and needs root (as in CI)")
-    mount = tmp_path / "small"
-    mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], check=True)
-    try:
+    with tmpfs(tmp_path / "small", "2m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=True)
 
 
 def test_an_engine_that_fills_the_disk_leaves_a_disk_full_record(
