@@ -279,6 +279,16 @@ class EngineAdapter(ABC):
     #: "google-generate-content"), or None for an engine that calls no model API.
     model_api: ClassVar[str | None] = None
 
+    def accepts_model(self, model: str) -> bool:
+        """Whether ``model`` names a model this engine takes (``--model``, a spec's model).
+
+        Serve mode hands a client's ``model`` to the engine only when this says yes (or the
+        server maps the name with ``--model-map``); a generic client's default such as
+        ``gpt-4o-mini`` is otherwise ignored with a warning. The default, False, suits an
+        adapter that cannot tell; one that knows its engine's names overrides it.
+        """
+        return False
+
     def endpoint_env(self, base_url: str) -> dict[str, str]:
         """Variables pointing the engine at the model server ``base_url`` (plus a fake key).
 

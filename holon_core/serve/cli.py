@@ -35,6 +35,18 @@ def serve_main(argv: Sequence[str]) -> int:
         '(a request may choose with holon.workspace: "shared" or "isolated")',
     )
     parser.add_argument(
+        "--allow-fetch",
+        action="store_true",
+        help="fetch input_image/input_file http(s) URLs of a request (else refused)",
+    )
+    parser.add_argument(
+        "--model-map",
+        action="append",
+        default=[],
+        metavar="CLIENT=ENGINE",
+        help="run a request's model CLIENT as ENGINE (repeat); other unknown names are ignored",
+    )
+    parser.add_argument(
         "--once",
         action="store_true",
         help="one-shot through serve: start a server, run the task in --input as one turn "
@@ -47,6 +59,12 @@ def serve_main(argv: Sequence[str]) -> int:
     paths = resolve_paths(flags, env)
 
     skills = [Path(s).expanduser() for s in args.skill]
+    from holon_core.serve.model_choice import ModelMapError, parse_model_map
+
+    try:
+        model_map = parse_model_map(args.model_map)
+    except ModelMapError as exc:
+        parser.error(str(exc))
     if args.once:
         from holon_core.serve.once import run_once
 
@@ -65,4 +83,6 @@ def serve_main(argv: Sequence[str]) -> int:
             model=args.model,
             skills=skills,
             isolate=args.isolate,
+            allow_fetch=args.allow_fetch,
+            model_map=model_map,
         )

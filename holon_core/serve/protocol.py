@@ -96,6 +96,17 @@ class TurnRequest:
     input_dir: str | None = None
     output_dir: str | None = None
     workspace: Literal["shared", "isolated"] | None = None
+    #: Earlier turns the input carried (stateless history), oldest first, as store records.
+    history: list[dict[str, str]] = field(default_factory=list)
+    #: Text of the input's system and developer messages, for the system prompt.
+    system: list[str] = field(default_factory=list)
+    #: This turn's images and files (``holon_core.serve.attachments.Attachment``).
+    attachments: list[Any] = field(default_factory=list)
+
+    @property
+    def system_prompt(self) -> str:
+        """``instructions`` and the system/developer messages: what the system prompt gets."""
+        return "\n\n".join(t for t in [self.instructions or "", *self.system] if t.strip())
 
 
 def parse_request(body: object) -> TurnRequest:
@@ -118,7 +129,16 @@ def parse_request(body: object) -> TurnRequest:
     metadata = _optional(body, "metadata", dict) or {}
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
         raise RequestError(400, "metadata must map strings to strings", param="metadata")
-    text, items = _parse_input(body.get("input"))
+    text, items, parsed = _parse_input(body.get("input"))
+    if previous is not None and parsed.history:
+        raise RequestError(
+            400,
+            "input carries earlier turns (assistant messages or tool items) and "
+            "previous_response_id names a stored conversation too: send one of them, "
+            "the whole history without previous_response_id, or only the new user message",
+            param="previous_response_id",
+            code="ambiguous_history",
+        )
     holon = _optional(body, "holon", dict) or {}
     extra = sorted(set(holon) - set(HOLON_FIELDS))
     if extra:
@@ -160,6 +180,9 @@ def parse_request(body: object) -> TurnRequest:
         input_dir=values["input_dir"],
         output_dir=values["output_dir"],
         workspace=workspace,  # type: ignore[arg-type]  # checked against WORKSPACE_MODES
+        history=parsed.history,
+        system=parsed.system,
+        attachments=parsed.attachments,
     )
 
 
@@ -203,54 +226,21 @@ def _optional(body: dict[str, Any], name: str, kind: type) -> Any:
     return value
 
 
-def _parse_input(value: object) -> tuple[str, list[dict[str, Any]]]:
-    """The user's text from a string or a list of message items (text parts only)."""
+def _parse_input(value: object) -> tuple[str, list[dict[str, Any]], Any]:
+    """This turn's text, the items as sent, and the input sorted by where it goes
+    (:mod:`holon_core.serve.input_items`: history, system text, attachments)."""
+    from holon_core.serve.input_items import ParsedInput, parse_items  # it imports RequestError
+
     if isinstance(value, str):
         if not value.strip():
             raise RequestError(400, "input is empty; say what the engine should do", param="input")
-        return value, [_user_item(value)]
+        return value, [_user_item(value)], ParsedInput(value)
     if not isinstance(value, list) or not value:
         raise RequestError(
-            400, "input must be a non-empty string or a list of message items", param="input"
+            400, "input must be a non-empty string or a list of input items", param="input"
         )
-    texts: list[str] = []
-    for index, item in enumerate(value):
-        where = f"input[{index}]"
-        if not isinstance(item, dict) or item.get("type", "message") != "message":
-            raise RequestError(
-                400, f"{where}: only message items are supported by holon", param=where
-            )
-        if item.get("role") not in ("user", "system", "developer"):
-            raise RequestError(
-                400, f"{where}.role must be user, system or developer", param=f"{where}.role"
-            )
-        texts.append(_content_text(item.get("content"), f"{where}.content"))
-    text = "\n\n".join(t for t in texts if t)
-    if not text.strip():
-        raise RequestError(400, "input holds no text; say what the engine should do", param="input")
-    return text, list(value)
-
-
-def _content_text(content: object, where: str) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        raise RequestError(400, f"{where} must be a string or a list of parts", param=where)
-    parts = []
-    for index, part in enumerate(content):
-        if not isinstance(part, dict) or part.get("type") != "input_text":
-            raise RequestError(
-                400,
-                f"{where}[{index}]: only input_text parts are supported by holon",
-                param=f"{where}[{index}]",
-            )
-        text = part.get("text")
-        if not isinstance(text, str):
-            raise RequestError(
-                400, f"{where}[{index}].text must be a string", param=f"{where}[{index}].text"
-            )
-        parts.append(text)
-    return "\n".join(parts)
+    parsed = parse_items(value)
+    return parsed.text, list(value), parsed
 
 
 def _user_item(text: str) -> dict[str, Any]:

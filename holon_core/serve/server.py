@@ -52,6 +52,8 @@ def load_session(
     model: str | None,
     skills: list[Path],
     isolate: bool,
+    allow_fetch: bool = False,
+    model_map: dict[str, str] | None = None,
 ) -> Session:
     """Everything a turn needs that does not change between turns, loaded and checked once."""
     if paths.state is None:
@@ -83,6 +85,8 @@ def load_session(
         model=model,
         skills=skills,
         isolate=isolate,
+        allow_fetch=allow_fetch,
+        model_map=model_map or {},
     )
 
 
@@ -179,6 +183,8 @@ def serve(
     model: str | None = None,
     skills: list[Path] | None = None,
     isolate: bool = False,
+    allow_fetch: bool = False,
+    model_map: dict[str, str] | None = None,
 ) -> int:
     """Run the server until shutdown; 0 after a clean stop, 1 when it cannot start."""
     path = socket_path(socket_flag, env)
@@ -186,7 +192,14 @@ def serve(
     try:  # the socket first: a clash with a live server is reported before any loading
         sock = bind_socket(path)
         session = load_session(
-            paths, env, engine=engine, model=model, skills=skills or [], isolate=isolate
+            paths,
+            env,
+            engine=engine,
+            model=model,
+            skills=skills or [],
+            isolate=isolate,
+            allow_fetch=allow_fetch,
+            model_map=model_map,
         )
     except HolonError as exc:
         if sock is not None:

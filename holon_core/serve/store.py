@@ -26,6 +26,8 @@ from holon_core.serve.protocol import valid_id
 #: Earlier turns rendered into a prompt at most (the newest are kept).
 TRANSCRIPT_TURNS = 50
 TRANSCRIPT_CHARS = 200_000
+#: Statuses of a response whose turn has not ended (queued: accepted, waiting to start).
+UNFINISHED = ("in_progress", "queued")
 
 
 class Store:
@@ -70,12 +72,13 @@ class Store:
         return data if isinstance(data, dict) else None
 
     def settle_interrupted(self, redact: Callable[[str], str]) -> list[str]:
-        """Mark responses left ``in_progress`` by a server that died as failed; their ids."""
+        """Mark responses left ``in_progress`` or ``queued`` by a server that died as failed;
+        their ids."""
         settled = []
         for path in sorted(self.responses.glob("*.json")):
             record = self.load(path.stem)
             response = (record or {}).get("response")
-            if not isinstance(response, dict) or response.get("status") != "in_progress":
+            if not isinstance(response, dict) or response.get("status") not in UNFINISHED:
                 continue
             response["status"] = "failed"
             response["error"] = {
@@ -88,7 +91,11 @@ class Store:
         return settled
 
     def chain(self, response_id: str) -> list[dict[str, Any]]:
-        """The records from the first turn to ``response_id``, oldest first (cycle-safe)."""
+        """The records from the first turn to ``response_id``, oldest first (cycle-safe).
+
+        The first stored turn's ``history`` (the earlier turns a stateless client sent with
+        it) comes before it, so continuing such a turn by id keeps the whole conversation.
+        """
         records: list[dict[str, Any]] = []
         seen: set[str] = set()
         current: str | None = response_id
@@ -99,7 +106,12 @@ class Store:
                 break
             records.append(record)
             current = record.get("previous_response_id")
-        return records[::-1]
+        records.reverse()
+        # a chain that began with a stateless client's history carries those turns first
+        carried = records[0].get("history") if records else None
+        if isinstance(carried, list):
+            records = [r for r in carried if isinstance(r, dict)] + records
+        return records[-TRANSCRIPT_TURNS:]
 
 
 def render_transcript(records: list[dict[str, Any]]) -> str:

@@ -5,8 +5,11 @@ and output dir, the engine's home kept per session under the state dir, and an O
 stream written to ``<output_dir>/events.ndjson`` as it is sent. Continuation: an adapter that
 declares ``resume`` gets the engine's own session id of the previous turn
 (``RunContext.resume_session``); any other gets the stored transcript of the earlier turns
-rendered before its task (``transcript.md`` in the turn's output dir). ``turn.json`` names
-which one was used.
+rendered before its task (``transcript.md`` in the turn's output dir). A stateless client's
+input that carries the earlier turns itself (:mod:`holon_core.serve.input_items`) is rendered
+the same way (mode ``history``). ``turn.json`` names which one was used. The request's
+images and files are written to ``<input dir>/attachments/`` and named in the task; its
+system and developer messages join ``instructions`` in the system prompt.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from holon_core.models.spec import Spec
 from holon_core.outcome import Decision
 from holon_core.plugins import HolonPlugins
 from holon_core.redact import Redactor
+from holon_core.serve import attachments
+from holon_core.serve.model_choice import ModelChoice, choose_model
 from holon_core.serve.protocol import (
     RequestError,
     TurnRequest,
@@ -57,12 +62,17 @@ class Turn:
     isolated: bool
     #: Where an isolated turn's workspace is copied from.
     workspace_source: Path | None
-    continuation: str  # "none", "native" or "transcript"
+    continuation: str  # "none", "native", "transcript" or "history"
+    model: ModelChoice = field(default_factory=lambda: ModelChoice(None))
     resume_session: str | None = None
     history: str = ""
     earlier_turns: int = 0
     created_at: int = field(default_factory=lambda: int(time.time()))
     cancel: threading.Event = field(default_factory=threading.Event)
+    #: Events the client got while the turn waited in the queue (``response.created`` with
+    #: status ``queued``, ``response.queued``): first in ``events.ndjson``, and the turn's
+    #: own stream goes on from them (its ``response.created`` is not sent twice).
+    prelude: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -80,6 +90,10 @@ class Session:
     model: str | None = None
     skills: list[Path] = field(default_factory=list)
     isolate: bool = False
+    #: ``--allow-fetch``: http(s) URLs of images and files are fetched (else refused).
+    allow_fetch: bool = False
+    #: ``--model-map``: a client's model name -> the engine's.
+    model_map: dict[str, str] = field(default_factory=dict)
 
 
 def plan_turn(session: Session, request: TurnRequest) -> Turn:
@@ -104,6 +118,7 @@ def plan_turn(session: Session, request: TurnRequest) -> Turn:
             param="holon.session_id",
         )
     turn_id = request.turn_id or new_id("turn")
+    _check_fetch(session, request)
     input_dir = _inside(request.input_dir, session.paths.input, turn_id, "input_dir")
     output_dir = _inside(request.output_dir, session.paths.output, turn_id, "output_dir")
     if (output_dir / "manifest.json").exists() or foreign_files(output_dir):
@@ -130,16 +145,45 @@ def plan_turn(session: Session, request: TurnRequest) -> Turn:
         isolated=isolated,
         workspace_source=source,
         continuation="none",
+        model=choose_model(
+            request.model, session.engine, default=session.model, model_map=session.model_map
+        ),
     )
+    if request.history:
+        turn.continuation, turn.earlier_turns = "history", len(request.history)
+        turn.history = render_transcript(request.history)
     if previous is not None:
-        engine_session = previous.get("engine_session_id")
-        if session.engine.capabilities.resume and isinstance(engine_session, str):
-            turn.continuation, turn.resume_session = "native", engine_session
-        else:
-            chain = session.store.chain(request.previous_response_id or "")
-            turn.continuation, turn.earlier_turns = "transcript", len(chain)
-            turn.history = render_transcript(chain)
+        decide_continuation(session, turn, previous)
     return turn
+
+
+def decide_continuation(session: Session, turn: Turn, previous: dict[str, Any]) -> None:
+    """Native resume or transcript, from the previous turn's stored record.
+
+    Serve decides again when a queued turn starts if its previous turn had not ended when
+    it was planned (the engine session it resumes is only known at the end).
+    """
+    engine_session = previous.get("engine_session_id")
+    if session.engine.capabilities.resume and isinstance(engine_session, str):
+        turn.continuation, turn.resume_session = "native", engine_session
+        turn.earlier_turns, turn.history = 0, ""
+    else:
+        chain = session.store.chain(turn.request.previous_response_id or "")
+        turn.continuation, turn.resume_session = "transcript", None
+        turn.earlier_turns, turn.history = len(chain), render_transcript(chain)
+
+
+def _check_fetch(session: Session, request: TurnRequest) -> None:
+    for item in request.attachments:
+        if item.url is not None and not session.allow_fetch:
+            field_name = "image_url" if item.kind == "image" else "file_url"
+            raise RequestError(
+                400,
+                f"{item.param}.{field_name}: this server fetches no URLs; send the data inline "
+                "(a base64 data URL), or start the server with --allow-fetch",
+                param=f"{item.param}.{field_name}",
+                code="fetch_disabled",
+            )
 
 
 def _inside(given: str | None, root: Path, turn_id: str, name: str) -> Path:
@@ -170,8 +214,17 @@ def execute(session: Session, turn: Turn, deliver: Callable[[dict[str, Any]], No
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(turn.output_dir / "events.ndjson", flags, 0o644)
     with os.fdopen(fd, "w", encoding="utf-8") as events:
+        for event in turn.prelude:  # sent while queued: only written here
+            events.write(session.redact(json.dumps(event, ensure_ascii=False)) + "\n")
+        shift = 0
 
         def sink(event: dict[str, Any]) -> None:
+            nonlocal shift
+            if turn.prelude:  # numbered on from the prelude, which had response.created
+                if event["type"] == "response.created":
+                    shift = turn.prelude[-1]["sequence_number"] - event["sequence_number"]
+                    return
+                event = {**event, "sequence_number": event["sequence_number"] + shift}
             # one redaction of the whole line: what the client sent back to it included
             line = json.dumps(event, ensure_ascii=False)
             clean = session.redact(line)
@@ -184,35 +237,19 @@ def execute(session: Session, turn: Turn, deliver: Callable[[dict[str, Any]], No
 
 def _run(session: Session, turn: Turn, sink: Sink) -> None:
     stream = TurnStream(sink, session.redact)
-    request = turn.request
-    model = request.model or session.model or session.engine.name
+    model = turn.model.model or session.engine.name
+    warnings = [turn.model.warning] if turn.model.warning else []
     started = datetime.now(UTC)
 
     def snapshot(status: str, **extra: Any) -> dict[str, Any]:
-        holon = {
-            "session_id": turn.session_id,
-            "turn_id": turn.turn_id,
-            "input_dir": str(turn.input_dir),
-            "output_dir": str(turn.output_dir),
-            "workspace": "isolated" if turn.isolated else "shared",
-            **extra.pop("holon", {}),
-        }
-        return response_object(
-            response_id=turn.response_id,
-            created_at=turn.created_at,
-            status=status,
-            model=model,
-            request=request,
-            output=list(stream.output),
-            holon=holon,
-            **extra,
-        )
+        return response_snapshot(turn, status, model, list(stream.output), warnings, **extra)
 
     first = snapshot("in_progress")
     _save(session, turn, first, report_session=None, output_text="", durable=False)
     stream.lifecycle("created", first)
     stream.lifecycle("in_progress", first)
-    decision, report = _run_pipeline(session, turn, model, stream)
+    decision, report = _run_pipeline(session, turn, stream)
+    model = _model_used(turn) or model
     stream.close_open_items()
     output_text = "\n\n".join(stream.text_parts) or (report.final_text if report else "")
     outcome = {"outcome": decision.outcome, "reason": decision.reason}
@@ -239,18 +276,69 @@ def _run(session: Session, turn: Turn, sink: Sink) -> None:
     stream.lifecycle(kind, final)
 
 
-def _run_pipeline(
-    session: Session, turn: Turn, model: str, stream: TurnStream
-) -> tuple[Decision, Any]:
+def response_snapshot(
+    turn: Turn,
+    status: str,
+    model: str,
+    output: list[dict[str, Any]],
+    warnings: list[str],
+    **extra: Any,
+) -> dict[str, Any]:
+    """The turn's response object as it stands (``extra``: completed_at, error, holon, ...)."""
+    holon = {
+        "session_id": turn.session_id,
+        "turn_id": turn.turn_id,
+        "input_dir": str(turn.input_dir),
+        "output_dir": str(turn.output_dir),
+        "workspace": "isolated" if turn.isolated else "shared",
+        **({"warnings": warnings} if warnings else {}),
+        **extra.pop("holon", {}),
+    }
+    return response_object(
+        response_id=turn.response_id,
+        created_at=turn.created_at,
+        status=status,
+        model=model,
+        request=turn.request,
+        output=output,
+        holon=holon,
+        **extra,
+    )
+
+
+def save_unrun(session: Session, turn: Turn, status: str, **extra: Any) -> dict[str, Any]:
+    """Store the response of a turn that has not run: ``queued``, or one taken out of the
+    queue before it started (``failed``, with ``error`` and ``holon`` saying why)."""
+    warnings = [turn.model.warning] if turn.model.warning else []
+    model = turn.model.model or session.engine.name
+    response = response_snapshot(turn, status, model, [], warnings, **extra)
+    _save(session, turn, response, report_session=None, output_text="", durable=status != "queued")
+    return response
+
+
+def _run_pipeline(session: Session, turn: Turn, stream: TurnStream) -> tuple[Decision, Any]:
     try:
         if turn.isolated:
             _copy_workspace(turn)
         if turn.history:
             write_atomic(turn.output_dir / "transcript.md", turn.history + "\n", durable=False)
+        files = attachments.write_all(
+            turn.request.attachments,
+            turn.input_dir / attachments.DIR_NAME,
+            allow_fetch=session.allow_fetch,
+        )
+    except attachments.AttachmentError as exc:
+        return Decision("failure", "invalid_input", f"cannot prepare the turn: {exc}"), None
     except OSError as exc:
         return Decision("failure", "internal_error", f"cannot prepare the turn: {exc}"), None
     whole_input = turn.input_dir == session.paths.input.resolve()
-    spec = _turn_spec(session.base_spec, turn.request.input_text, keep_context=whole_input)
+    text = turn.request.input_text
+    if files:
+        text = (
+            f"{text}\n\nThe user attached these files (in your input dir, read-only):\n"
+            + "\n".join(files)
+        )
+    spec = _turn_spec(session.base_spec, text, keep_context=whole_input)
     paths = AgentPaths(
         input=turn.input_dir,
         workspace=turn.workspace,
@@ -259,7 +347,7 @@ def _run_pipeline(
     )
     options = AgentOptions(
         engine=session.engine.name,
-        model=turn.request.model or session.model,
+        model=turn.model.model,
         skills=session.skills,
         resume_session=turn.resume_session,
         home_root=session.store.session_dir(turn.session_id) / "home",
@@ -267,7 +355,7 @@ def _run_pipeline(
         plugins=session.plugins,
         spec=spec,
         history=turn.history,
-        instructions=turn.request.instructions or "",
+        instructions=turn.request.system_prompt,
         on_event=stream.feed,
         preflight=session.preflight,
     )
@@ -276,6 +364,16 @@ def _run_pipeline(
         why = f"holon-agent refused the output dir {turn.output_dir} (see its stderr)"
         return Decision("failure", "invalid_input", why), None
     return result.decision, result.report
+
+
+def _model_used(turn: Turn) -> str | None:
+    """The model the turn's manifest records (what ``response.model`` reports)."""
+    try:
+        manifest = json.loads((turn.output_dir / "manifest.json").read_text("utf-8"))
+        model = manifest["metadata"]["engine"]["model"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return model if isinstance(model, str) and model else None
 
 
 def _turn_spec(base: Spec | None, text: str, *, keep_context: bool = False) -> Spec:
@@ -323,6 +421,7 @@ def _save(
             "engine": session.engine.name,
             "engine_session_id": report_session,
             "input_text": turn.request.input_text,
+            "history": turn.request.history,
             "output_text": output_text,
             "workspace": str(turn.workspace),
             "output_dir": str(turn.output_dir),
@@ -343,7 +442,7 @@ def _write_turn_record(
     continuation: dict[str, Any] = {"mode": turn.continuation}
     if turn.continuation == "native":
         continuation["engine_session_id"] = turn.resume_session
-    if turn.continuation == "transcript":
+    if turn.continuation in ("transcript", "history"):
         continuation |= {"turns": turn.earlier_turns, "transcript": "transcript.md"}
     record = {
         "session_id": turn.session_id,

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from holon_core.skills import ResolvedSkill
 
 
+#: Model aliases Claude Code's ``--model`` resolves itself (besides full ``claude-...`` ids).
+CLAUDE_ALIASES = frozenset({"default", "sonnet", "opus", "haiku", "opusplan"})
+
+
 class ClaudeAdapter(EngineAdapter):
     """Claude Code (``@anthropic-ai/claude-code``) via ``claude -p --output-format stream-json``."""
 
@@ -61,6 +65,10 @@ class ClaudeAdapter(EngineAdapter):
     def endpoint_env(self, base_url: str) -> dict[str, str]:
         """``ANTHROPIC_BASE_URL`` (no ``/v1``: the CLI appends it) and a fake API key."""
         return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "sk-holon-fake-0000"}
+
+    def accepts_model(self, model: str) -> bool:
+        """Claude model ids (``claude-...``) and the aliases ``--model`` takes."""
+        return model.startswith("claude-") or model.removesuffix("[1m]") in CLAUDE_ALIASES
 
     def launch(self, run: RunContext) -> LaunchPlan:
         return build_plan(self.require_binary(run), run)
