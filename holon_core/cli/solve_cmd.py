@@ -132,7 +132,18 @@ def _prepare(
         server=server,
         push_url=push_url(remote, ref, server.url),
     )
+    _check_engine(args.engine, env)
     return request, str(issue.get("title") or ""), token
+
+
+def _check_engine(flag: str | None, env: dict[str, str]) -> None:
+    """An unknown engine (or none chosen among several) is refused here, naming the installed
+    ones, not by the agent after the run dir and snapshot exist (holon run leaves it to the
+    agent, which records it in the run's manifest; solve promises no run before its checks)."""
+    from holon_core.agent.select import select_engine
+    from holon_core.plugins import load_plugins
+
+    select_engine(load_plugins(env), flag, env, None)
 
 
 def _default_base(workspace: Path) -> str:

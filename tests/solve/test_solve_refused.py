@@ -85,3 +85,9 @@ def test_pull_request_needs_its_head_checked_out(world: World):
     git(world.workspace, "checkout", "-q", "main")
     done = world.solve("https://github.com/acme/widgets/pull/9")
     _refused(world, done, "not at the head of pull request acme/widgets#9", "git checkout feature")
+
+
+def test_unknown_engine_is_refused_before_a_run_dir_exists(world: World):
+    done = world.solve("acme/widgets#7", "--engine", "cluade")
+    _refused(world, done, 'unknown engine "cluade"', "installed:", "replay")
+    assert done.result["reason"] == "unknown_engine"
