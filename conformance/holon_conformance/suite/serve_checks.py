@@ -3,7 +3,8 @@
 The session (:mod:`serve_session`) is run once per adapter and cached on the target; each
 check reads the facts it needs. Every check's name starts with ``test_serve_`` (``-k`` selects
 or leaves out the serve rows). The wire shapes follow Open Responses (openresponses.org):
-a ``response`` object, SSE events whose ``event:`` is the body's ``type``, error objects.
+a ``response`` object, SSE events whose ``event:`` is the body's ``type``, error objects;
+every response and event is judged by the official schema (:mod:`open_responses`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from holon_conformance.suite import open_responses
 from holon_conformance.suite.marks import CheckBase, req
-from holon_conformance.suite.serve_session import FINAL_TEXT, MARKS, ServeRecord, Turn
+from holon_conformance.suite.serve_session import (
+    FINAL_TEXT,
+    MARKS,
+    TOOL_COMMAND,
+    ServeRecord,
+    Turn,
+)
 
 if TYPE_CHECKING:
     from holon_conformance.suite.harness import Target
@@ -199,3 +207,51 @@ class BaseServe(CheckBase):
         assert record.exit_code == 0, f"serve exited {record.exit_code}\n{record.describe()}"
         assert not record.socket_left, "the socket file is still there after shutdown"
         assert not record.leftovers, f"processes left after shutdown: {record.leftovers}"
+
+    @req("SERVE-011")
+    def test_serve_responses_and_events_follow_the_schema(self, holon_target: Target) -> None:
+        record = _session(holon_target)
+        _turn(record, 1)
+        problems: list[str] = []
+        for number, turn in enumerate(record.turns, 1):
+            events = [e.data for e in turn.events if e.raw != "[DONE]"]
+            if events:
+                problems += [f"turn {number} {p}" for p in open_responses.stream_errors(events)]
+            elif turn.status == 200:
+                errors = open_responses.response_errors(_json(turn.body))
+                problems += [f"turn {number} response: {error}" for error in errors]
+        assert not problems, (
+            f"not valid per {open_responses.SPEC}: a client generated from the spec rejects "
+            "them\n" + "\n".join(problems[:20])
+        )
+
+    @req("SERVE-012")
+    def test_serve_engine_tools_are_function_calls(self, holon_target: Target) -> None:
+        two = _turn(_session(holon_target), 1)
+        events = [e.data for e in two.events if isinstance(e.data, dict)]
+        done = [
+            e["item"]
+            for e in events
+            if e.get("type") == "response.output_item.done" and isinstance(e.get("item"), dict)
+        ]
+        calls = [item for item in done if item.get("type") == "function_call"]
+        assert calls, (
+            f"turn 2 had the engine run `{TOOL_COMMAND}`, but its stream finished no "
+            f"function_call item (items done: {[item.get('type') for item in done]})"
+        )
+        argued = {
+            e.get("item_id")
+            for e in events
+            if e.get("type") == "response.function_call_arguments.done"
+        }
+        answered = {
+            item.get("call_id") for item in done if item.get("type") == "function_call_output"
+        }
+        final = [
+            item.get("id") for item in two.response.get("output") or [] if isinstance(item, dict)
+        ]
+        for call in calls:
+            name = f"function_call {call.get('name')!r} ({call.get('call_id')})"
+            assert call.get("id") in argued, f"{name}: no response.function_call_arguments.done"
+            assert call.get("call_id") in answered, f"{name}: no function_call_output item"
+            assert call.get("id") in final, f"{name}: missing from the final response's output"

@@ -1,7 +1,8 @@
 """One scripted ``holon-agent serve`` session per adapter, shared by every SERVE check.
 
 The session, driven from outside over the Unix socket: wait for ``/health``; turn 1 (plain
-JSON answer); turn 2 continuing turn 1 through ``previous_response_id`` (streamed); turn 3
+JSON answer); turn 2 continuing turn 1 through ``previous_response_id`` (streamed; the
+engine runs a shell command first: replay's script always does); turn 3
 continuing turn 2 (plain); an unknown ``previous_response_id``; turn 4, which hangs (a silent
 model, or a sleeping replay script), meets a second request while in flight and is
 cancelled; then ``/shutdown``. Everything seen
@@ -42,6 +43,9 @@ BUSY_PROBE_TIMEOUT = 5.0
 #: What the scripted model (and the replay script) answers: the turn's output_text.
 FINAL_TEXT = "Done: nothing to change."
 _FINAL = [{"final": {"text": FINAL_TEXT}}]
+#: Turn 2 runs a shell command first: the stream shows a tool the engine ran.
+TOOL_COMMAND = "echo serve-tool-ran"
+_TOOL = [{"run_shell": {"command": TOOL_COMMAND}}, *_FINAL]
 _STALL = [{"stall": {"seconds": 120}, "times": "forever"}, *_FINAL]
 #: Replay: show the prompt (``cat`` of the prompt file), then answer.
 _REPLAY_SHOW = [
@@ -171,6 +175,8 @@ def run_session(target: Target) -> ServeRecord:
 def _drive(
     record: ServeRecord, proc: subprocess.Popen[bytes], provider: ScriptedProvider, replay: Path
 ) -> None:
+    from holon_conformance.provider import parse_scenario
+
     path = str(record.socket)
     record.health = _wait_ready(path, proc)
     record.socket_mode = record.socket.stat().st_mode & 0o777
@@ -179,7 +185,9 @@ def _drive(
     first_id = one.response.get("id")
     assert one.status == 200 and isinstance(first_id, str), f"turn 1 failed: {one.text[:500]}"
     two_body = _body(1, previous=first_id, stream=True)
+    provider.set_scenario(parse_scenario({"turns": _TOOL}, "serve-tool"))
     two = _turn(provider, lambda: uds_http.stream(path, RESPONSES, two_body, lambda _l: None))
+    provider.set_scenario(parse_scenario({"turns": _FINAL}, "serve-final"))
     two.events = uds_http.parse_sse(two.text)
     record.turns.append(two)
     second_id = two.response.get("id")
