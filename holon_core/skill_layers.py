@@ -101,7 +101,7 @@ def resolve(
     candidates["workspace"] = ws_skills
     ws_names = {s.name for s in ws_skills}
     for ref in spec_refs:
-        skill = _spec_ref(ref, input_dir, env, scratch, ws_names, notes)
+        skill = spec_ref(ref, input_dir, env, scratch, ws_names, notes)
         if skill is not None:
             candidates[skill.source].append(skill)
     candidates["flag"] = [load_skill(Path(d), "flag") for d in flag_dirs]
@@ -126,7 +126,7 @@ def resolve(
     return Resolution(ordered, notes)
 
 
-def _spec_ref(  # noqa: PLR0917
+def spec_ref(  # noqa: PLR0917
     ref: str,
     input_dir: Path,
     env: Mapping[str, str],
@@ -186,13 +186,23 @@ def _from_library(
 
 
 def available(env: Mapping[str, str], input_dir: Path | None = None) -> list[str]:
-    """Names the builtin and user layers offer."""
-    names: set[str] = set()
-    bases = [builtin_skills_dir(), *user_dirs(env, input_dir)]
-    for base in bases:
+    """Names the builtin and user layers offer: the first package of a name in lookup order,
+    if it passes the validator (a hint never suggests a skill that would be refused)."""
+    found: dict[str, Path] = {}
+    for base in [*user_dirs(env, input_dir), builtin_skills_dir()]:
         if base.is_dir():
-            names |= {p.name for p in base.iterdir() if (p / "SKILL.md").is_file()}
-    return sorted(names)
+            for path in base.iterdir():
+                if (path / "SKILL.md").is_file():
+                    found.setdefault(path.name, path)
+    return sorted(name for name, path in found.items() if _loads(path))
+
+
+def _loads(path: Path) -> bool:
+    try:
+        load_skill(path, "user")
+    except SkillError:
+        return False
+    return True
 
 
 def describe(skill: ResolvedSkill) -> dict[str, str | None]:

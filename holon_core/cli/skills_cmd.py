@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.errors import InputError, SkillError
-from holon_core.skill_layers import STORE_REF, available, describe
+from holon_core.skill_layers import STORE_REF, describe
 from holon_core.skills import ResolvedSkill, load_skill, resolve_skills
 
 ACTIONS = {
-    "list": "the skills a run would stage (and from which layer), and the ones available",
+    "list": "every skill found (layer, version, origin, digest, valid or why not, shadowed) "
+    "and what a run would stage",
     "show": "one skill: where each layer has it, which one wins, its files and digest",
     "validate": "check a skill directory or pinned archive against every rule",
     "add": "add a skill dir or PATH|URL#sha256=HEX archive to the local store",
@@ -66,10 +67,11 @@ def run(args: argparse.Namespace) -> int:
     return 0 if data.get("ok", True) else 1
 
 
-def _resolve(
-    args: argparse.Namespace, env: Mapping[str, str], also: str | None = None
-) -> tuple[list[ResolvedSkill], list[str]]:
-    """What the run would resolve; ``also``: a name looked up as if the spec named it."""
+def _inputs(
+    args: argparse.Namespace, also: str | None = None
+) -> tuple[list[str], list[Path], Path, Path]:
+    """The spec's references, the flag dirs, the input dir and the workspace a run would get;
+    ``also``: a name looked up as if the spec named it."""
     refs: list[str] = []
     input_dir = Path.cwd()
     if args.spec:
@@ -80,9 +82,16 @@ def _resolve(
     workspace = Path(args.workspace)
     if not workspace.is_dir():
         raise InputError(f"workspace {workspace} is not a directory", hint="pass --workspace DIR")
-    flags = [Path(s).expanduser() for s in args.skill]
     if also is not None and also not in refs:
         refs.append(also)
+    return refs, [Path(s).expanduser() for s in args.skill], input_dir, workspace
+
+
+def _resolve(
+    args: argparse.Namespace, env: Mapping[str, str], also: str | None = None
+) -> tuple[list[ResolvedSkill], list[str]]:
+    """What the run would resolve; ``also``: a name looked up as if the spec named it."""
+    refs, flags, input_dir, workspace = _inputs(args, also)
     with tempfile.TemporaryDirectory(prefix="holon-skills-") as scratch:
         return resolve_skills(
             refs, flags, input_dir, workspace=workspace, env=env, scratch=Path(scratch)
@@ -90,16 +99,28 @@ def _resolve(
 
 
 def _list(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
+    """Every skill found (docs/skills.md, "Listing skills"), and what a run would stage."""
+    from holon_core.skill_catalog import build_catalog
     from holon_core.skill_store import entries
 
-    try:
-        skills, notes = _resolve(args, env)
-    except SkillError as exc:
-        return {"ok": False, "staged": [], "error": exc.message, "hint": exc.hint}
-    staged = [_row(s) for s in skills]
-    store = [f"{name}@{version}" for name, version, _ in entries(env)]
-    return {"ok": True, "staged": staged, "notes": notes, "available": available(env)} | {
-        "store": store
+    refs, flags, input_dir, workspace = _inputs(args)
+    with tempfile.TemporaryDirectory(prefix="holon-skills-") as scratch:
+        found = build_catalog(
+            refs, flags, input_dir, workspace=workspace, env=env, scratch=Path(scratch)
+        )
+    rows = [row.to_json() for row in found.rows]
+    library = ("builtin", "user")
+    offered = {r["name"] for r in rows if r["layer"] in library and r["status"] == "available"}
+    refusal = found.refusal
+    return {
+        "ok": refusal is None,
+        "error": None if refusal is None else refusal.message,
+        "hint": None if refusal is None else refusal.hint,
+        "skills": rows,
+        "staged": [row.to_json() for row in found.staged],
+        "notes": found.notes,
+        "available": sorted(offered),
+        "store": [f"{name}@{version}" for name, version, _ in entries(env)],
     }
 
 
@@ -168,14 +189,16 @@ def _emit(data: Mapping[str, Any], as_json: bool) -> None:
         print(f"refused: {data.get('error')}", file=out)
         if data.get("hint"):
             print(f"  fix: {data['hint']}", file=out)
-    for row in data.get("staged", []):
-        print(_line(row), file=out)
+    if "skills" in data:
+        from holon_core.cli.skills_table import skills_table
+
+        for line in skills_table(data["skills"]):
+            print(line, file=out)
+        staged = [row["name"] for row in data["staged"]]
+        if data["ok"]:
+            print("a run stages, in order: " + (", ".join(staged) or "none"), file=out)
     for note in data.get("notes", []):
         print(f"note: {note}", file=out)
-    if data.get("available"):
-        print("available by name: " + ", ".join(data["available"]), file=out)
-    if data.get("store"):
-        print("in the store: " + ", ".join(data["store"]), file=out)
     if "skill" in data:
         row = data["skill"]
         print(_line(row), file=out)
