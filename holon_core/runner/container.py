@@ -34,6 +34,8 @@ DEFAULT_IMAGE = "holon-agent:latest"
 _HOST_ONLY = re.compile(r"HOLON_(\w+_(BIN|DIR)|AGENT_\w+|CONTAINER_\w+|PLUGINS|REPLAY_SCRIPT)")
 _MEMORY = re.compile(r"\d+(\.\d+)?[bkmg]?", re.IGNORECASE)
 _LOOPBACK = ("localhost", "::1")
+#: Where the runtime's own helpers live: podman's netavark runs iptables/nft from /usr/sbin.
+_SBIN_DIRS = ("/usr/sbin", "/sbin")
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ class Container:
         """Remove the container if it is still there (a killed runtime client leaves it)."""
         subprocess.run(
             [self.runtime, "rm", "--force", self.name],
-            env=dict(env),
+            env=runtime_env(env),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -139,7 +141,7 @@ def prepare(
     image = options.image or env.get(IMAGE_ENV) or DEFAULT_IMAGE
     found = subprocess.run(
         [runtime, "image", "inspect", image],
-        env=dict(env),
+        env=runtime_env(env),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         check=False,
@@ -154,6 +156,19 @@ def prepare(
     network = options.network or default_network(engine, engine_vars, env)
     name = "holon-" + re.sub(r"[^a-zA-Z0-9_.-]", "-", run_id)
     return Container(runtime, image, name, network, options)
+
+
+def runtime_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment the runtime gets: the user's, with ``/usr/sbin`` and ``/sbin`` after
+    their ``PATH`` when it lacks them.
+
+    A CI job's or cron line's ``PATH`` often has no sbin dirs, and podman's netavark then
+    cannot run iptables: every ``--container`` run with a network failed to start.
+    """
+    path = env.get("PATH") or os.defpath
+    dirs = path.split(os.pathsep)
+    missing = [d for d in _SBIN_DIRS if d not in dirs]
+    return {**env, "PATH": os.pathsep.join([*dirs, *missing])}
 
 
 def find_runtime(env: Mapping[str, str]) -> str:

@@ -24,7 +24,7 @@ from holon_core.models.spec import Spec
 from holon_core.plugins import load_plugins
 from holon_core.runner.agent_env import agent_command, agent_env
 from holon_core.runner.agent_stderr import explain_missing_manifest
-from holon_core.runner.container import Container, ContainerOptions, prepare
+from holon_core.runner.container import Container, ContainerOptions, prepare, runtime_env
 from holon_core.runner.inputs import InputSources, build_input, lock_input, unlock_input
 from holon_core.runner.layout import RunLayout, default_runs_dir, new_layout, register
 from holon_core.runner.output import prepare_output
@@ -305,7 +305,8 @@ def _launch(
         env, home=layout.home, tmp=layout.tmp, engine_vars=engine_vars, extra=extra
     )
     if container is not None:  # the runtime gets the user's environment; the agent gets less
-        argv, child_env = container.command(layout, argv, child_env, engine_vars), dict(env)
+        argv = container.command(layout, argv, child_env, engine_vars)
+        child_env = runtime_env(env)
     tail = EventTail(layout.output / "evidence" / "events.ndjson")
 
     def on_tick(elapsed: float) -> None:

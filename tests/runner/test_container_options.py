@@ -59,3 +59,44 @@ def test_command_mounts_only_the_run_dirs_and_passes_secrets_by_name(tmp_path: P
     ]
     assert argv[argv.index("--network") : argv.index("--network") + 2] == ["--network", "none"]
     assert "--read-only" in argv and "1g" in argv
+
+
+FAKE_RUNTIME = """#!/bin/sh
+printf '%s %s\\n' "$1" "$PATH" >> "$(dirname "$0")/calls.log"
+exit 0
+"""
+
+
+def test_the_runtime_gets_the_sbin_dirs_the_callers_path_lacks(tmp_path: Path) -> None:
+    """podman's netavark runs iptables from /usr/sbin: a caller's PATH without it (a CI job,
+    a cron line) broke every --container run with a network. The runtime (a stand-in here
+    that records how it was called) gets them added; the user's own PATH stays first."""
+    runtime = tmp_path / "bin" / "podman"
+    runtime.parent.mkdir()
+    runtime.write_text(FAKE_RUNTIME)
+    runtime.chmod(0o755)
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "HOLON_CONTAINER_RUNTIME": str(runtime),
+        "HOLON_RUNS_DIR": str(tmp_path / "runs"),
+    }
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    argv = [sys.executable, "-m", "holon_core", "run", str(SPEC), "--container", "img:1"]
+    argv += ["--workspace", str(workspace), "--engine", "replay", "--quiet"]
+    subprocess.run(argv, env=env, capture_output=True, text=True, check=False, timeout=120)
+    calls = dict(
+        line.split(" ", 1) for line in (runtime.parent / "calls.log").read_text().splitlines()
+    )
+    assert set(calls) >= {"image", "run", "rm"}, calls
+    for command, path in calls.items():
+        assert path.strip().split(":") == ["/usr/bin", "/bin", "/usr/sbin", "/sbin"], command
+
+
+def test_a_path_that_has_the_sbin_dirs_is_left_as_it_is() -> None:
+    from holon_core.runner.container import runtime_env
+
+    mine = {"PATH": "/sbin:/opt/bin:/usr/sbin", "X": "1"}
+    assert runtime_env(mine) == mine
+    assert runtime_env({})["PATH"].split(":")[-2:] == ["/usr/sbin", "/sbin"]
