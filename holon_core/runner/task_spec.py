@@ -59,6 +59,11 @@ def load_task_spec(
         header = "# written by holon run --goal\n"
         return TaskSpec(_validated(data, "--goal"), [], None, header + _dump(data))
     path = path.expanduser().absolute()
+    if not path.exists() and not path.is_symlink():
+        raise SpecError(
+            f"spec file {path} does not exist",
+            hint="pass the path of a spec.yaml, or give the task in words: --goal TEXT",
+        )
     spec, warnings = load_spec(path)
     if goal is None:
         return TaskSpec(spec, warnings, path)

@@ -97,6 +97,7 @@ def test_goal_replaces_the_goal_of_a_spec(tmp_path: Path) -> None:
         (["--goal", "a", "--goal-file", "f"], ["--goal and --goal-file"]),
         (["--goal", "  "], ["--goal is empty"]),
         (["--goal-file", "/nonexistent/goal.md"], ["/nonexistent/goal.md"]),
+        (["/nonexistent/spec.yaml"], ["/nonexistent/spec.yaml does not exist", "--goal TEXT"]),
     ],
 )
 def test_goal_usage_errors(tmp_path: Path, args: list[str], says: list[str]) -> None:
