@@ -23,6 +23,7 @@ DISTRIBUTIONS = {
     "holon-adapter-claude": REPO / "adapters" / "claude",
     "holon-adapter-codex": REPO / "adapters" / "codex",
     "holon-adapter-gemini": REPO / "adapters" / "gemini",
+    "holon-adapter-opencode": REPO / "adapters" / "opencode",
     "holon-conformance": REPO / "conformance",
 }
 #: A Markdown link or image whose target is not absolute: it breaks on an index's page.
