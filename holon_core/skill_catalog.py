@@ -98,7 +98,8 @@ def build_catalog(
         found.notes = resolution.notes
         found.staged = [_loaded(s, s.source, staged=True) for s in resolution.skills]
     rows = _library(env) + _store(env) + _workspace(workspace)
-    rows += _spec_rows(refs, input_dir, env, scratch, rows)
+    done = {row.origin: row.skill for row in found.staged if row.skill is not None}
+    rows += _spec_rows(refs, input_dir, env, scratch, rows, done)
     rows += [_validated(path, "flag") for path in flags]
     staged = {row.path for row in found.staged}
     for row in rows:
@@ -157,18 +158,24 @@ def _workspace(workspace: Path) -> list[Row]:
     return [_validated(p, "workspace") for p in dirs]
 
 
-def _spec_rows(
-    refs: Sequence[str], input_dir: Path, env: Mapping[str, str], scratch: Path, known: list[Row]
+def _spec_rows(  # noqa: PLR0917
+    refs: Sequence[str],
+    input_dir: Path,
+    env: Mapping[str, str],
+    scratch: Path,
+    known: list[Row],
+    resolved: Mapping[str, ResolvedSkill],
 ) -> list[Row]:
     """The spec's entries that are packages of their own (its skills, paths, archives); a
-    bare name of the library or the workspace is already a row, as is a store entry."""
+    bare name of the library or the workspace is already a row, as is a store entry.
+    ``resolved``: the run's skills by origin (a pinned archive is not fetched twice)."""
     paths = {row.path for row in known}
     names = {row.name for row in known if row.layer != "store"}
     ws_names = {row.name for row in known if row.layer == "workspace"}
     rows: list[Row] = []
     for ref in refs:
         try:
-            skill = spec_ref(ref, input_dir, env, scratch, ws_names, [])
+            skill = resolved.get(ref) or spec_ref(ref, input_dir, env, scratch, ws_names, [])
         except SkillError as exc:
             if ref not in names:  # a library skill's refusal is on its own row
                 rows.append(Row(ref, "spec", ref, None, error=exc.message, hint=exc.hint))

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from .kit import holon, make_skill
+from .test_refusals import publish, tar_gz
 
 BROKEN = "---\nname: broken\ndescription: [unclosed\n---\nSteps.\n"
 ROW_KEYS = {
@@ -114,6 +115,13 @@ def test_with_a_spec_it_shows_what_a_run_stages_and_why_it_refuses(tmp_path: Pat
     assert rows["own", "spec"]["staged"] is True
     assert rows["packed", "store"]["staged"] is True  # pinned by the spec
     assert rows["mine", "user"]["status"] == "staged"
+
+    skill_md = b"---\nname: packed-zip\ndescription: From an archive\nversion: 0.3.0\n---\nGo.\n"
+    digest = publish(spec.parent, "pz.tar.gz", tar_gz({"packed-zip/SKILL.md": skill_md}))
+    pinned = f"pz.tar.gz#sha256={digest}"
+    archived = _rows(with_refs(pinned))["packed-zip", "spec"]
+    assert (archived["origin"], archived["version"], archived["staged"]) == (pinned, "0.3.0", True)
+    assert archived["valid"] is True and len(archived["sha256"]) == 64
 
     refused = with_refs("broken")
     assert refused["ok"] is False
