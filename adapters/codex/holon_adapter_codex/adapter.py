@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from holon_core.skills import ResolvedSkill
 
 
+#: Model names of the OpenAI Responses API Codex talks to (a client's ``model`` is passed on).
+OPENAI_MODEL_PREFIXES = ("gpt-", "o1", "o3", "o4", "codex-")
+
+
 class CodexAdapter(EngineAdapter):
     name = "codex"
     distribution = "holon-adapter-codex"
@@ -64,6 +68,10 @@ class CodexAdapter(EngineAdapter):
         checks = super().preflight(env)
         checks.append(Check(name="model_endpoint", ok=True, detail=base_url(env)))
         return checks
+
+    def accepts_model(self, model: str) -> bool:
+        """OpenAI model names (``gpt-...``, the ``o`` series, ``codex-...``): what ``-m`` takes."""
+        return model.startswith(OPENAI_MODEL_PREFIXES)
 
     def launch(self, run: RunContext) -> LaunchPlan:
         return build_plan(self.require_binary(run), run)

@@ -70,6 +70,10 @@ class GeminiAdapter(EngineAdapter):
         """``GOOGLE_GEMINI_BASE_URL`` (the CLI adds ``/v1beta``) and a fake API key."""
         return {"GOOGLE_GEMINI_BASE_URL": base_url, "GEMINI_API_KEY": "sk-holon-fake-0000"}
 
+    def accepts_model(self, model: str) -> bool:
+        """Gemini model names (``gemini-...``), what ``-m`` takes."""
+        return model.startswith("gemini-")
+
     def model_for(self, run: RunContext) -> str:
         return run.model or DEFAULT_MODEL
 

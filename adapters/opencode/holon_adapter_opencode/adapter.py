@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from holon_adapter_opencode.home import DEFAULT_MODEL, config, skills_dir, write_home
 from holon_adapter_opencode.logs import max_retries
 from holon_adapter_opencode.parser import OpenCodeParser
+from holon_adapter_opencode.startup import snapshot_models
 from holon_core.adapter import (
     Capabilities,
     EngineAdapter,
@@ -55,6 +56,11 @@ class OpenCodeAdapter(EngineAdapter):
     def endpoint_env(self, base_url: str) -> dict[str, str]:
         """``ANTHROPIC_BASE_URL`` (holon writes ``/v1`` into the provider config) and a key."""
         return {"ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": "sk-holon-fake-0000"}
+
+    def accepts_model(self, model: str) -> bool:
+        """A model of the bundled Anthropic models snapshot, bare or as ``anthropic/<id>``
+        (the provider holon configures; ``models_anthropic.json``)."""
+        return model.removeprefix("anthropic/") in snapshot_models()
 
     def model_for(self, run: RunContext) -> str:
         model = run.model or DEFAULT_MODEL

@@ -16,6 +16,7 @@ Measured on 1.18.33 (``bench/opencode_overhead.py``, strace, OpenCode's own OTLP
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -43,3 +44,10 @@ def models_env(cache_dir: Path, provider_id: str) -> dict[str, str]:
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(MODELS_FILE, target)
     return {"OPENCODE_MODELS_PATH": str(target)}
+
+
+@functools.cache
+def snapshot_models() -> frozenset[str]:
+    """The model ids of ``MODELS_FILE`` (what a run's ``anthropic/<id>`` may name)."""
+    data = json.loads(MODELS_FILE.read_text(encoding="utf-8"))
+    return frozenset(data["anthropic"]["models"])
