@@ -128,7 +128,10 @@ class TurnStream:
             return
         arguments, index = self._calls[call_id]
         output = event.data.get("output")
-        text = self._redact(output[:TOOL_OUTPUT_CHARS]) if isinstance(output, str) else ""
+        if isinstance(output, str):
+            text = self._redact(output[:TOOL_OUTPUT_CHARS])
+        else:  # none, or an amendment that only brings the exit code: the output stays
+            text = "" if index is None else str(self.output[index]["output"])
         exit_code = event.data.get("exit_code")
         command = _command(arguments)
         item = {

@@ -1,0 +1,61 @@
+"""The engine's tools as Open Responses items: the mapping of normalized events, event by event.
+
+The end-to-end tests (``test_serve_session.py``, the conformance SERVE-011/012 rows of every
+adapter) show the usual path; these cover what a scripted engine cannot easily make: a result
+amended after the run (Gemini's exit codes), a failed command, a call left unanswered.
+"""
+
+from __future__ import annotations
+
+from holon_core.events import Event
+from holon_core.serve.stream import TurnStream
+
+
+def _stream() -> tuple[TurnStream, list[dict]]:
+    sent: list[dict] = []
+    return TurnStream(sent.append, redact=lambda text: text.replace("s3cret", "[REDACTED]")), sent
+
+
+def test_a_failed_command_and_its_later_exit_code_stay_spec_items(check_open_responses):
+    stream, sent = _stream()
+    args = {"args": {"command": "make test TOKEN=s3cret"}}
+    stream.feed(Event("tool_call", tool="run_shell_command", tool_id="c1", data=args))
+    stream.feed(Event("tool_result", tool_id="c1", status="error", data={"output": "boom"}))
+    stream.feed(
+        Event("tool_result", tool_id="c1", status="error", data={"exit_code": 2, "amended": True})
+    )
+    check_open_responses(sent)
+
+    types = [e["type"] for e in sent]
+    assert types == [
+        "response.output_item.added",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+        "response.output_item.added",
+        "response.output_item.done",
+        "holon:function_call_output.amended",
+    ]
+    call, result = stream.output
+    assert call["type"] == "function_call" and call["name"] == "run_shell_command"
+    assert "[REDACTED]" in call["arguments"] and "s3cret" not in call["arguments"]
+    assert result["type"] == "function_call_output" and result["call_id"] == "c1"
+    assert result["status"] == "completed"  # the spec's status: the output item is complete
+    assert result["output"] == "boom"  # the amendment brought no output: the first one stays
+    assert result["holon"] == {
+        "status": "failed",
+        "exit_code": 2,
+        "command": "make test TOKEN=[REDACTED]",
+    }
+    assert sent[-1]["item"] == result and sent[-1]["output_index"] == 1
+    assert sent[4]["item"]["output"] == "" and sent[4]["item"]["status"] == "in_progress"
+
+
+def test_a_call_without_result_is_a_completed_call_and_nothing_else(check_open_responses):
+    stream, sent = _stream()
+    stream.feed(Event("tool_call", tool="Bash", tool_id="c2", data={"input": {"command": "ls"}}))
+    stream.feed(Event("tool_result", tool_id="unknown", data={"output": "stray"}))
+    stream.close_open_items()
+    check_open_responses(sent)
+    assert [item["type"] for item in stream.output] == ["function_call"]
+    assert stream.output[0]["status"] == "completed"
