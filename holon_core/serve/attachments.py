@@ -161,6 +161,8 @@ def write_all(attachments: list[Attachment], directory: Path, *, allow_fetch: bo
     """
     if not attachments:
         return []
+    if directory.is_symlink():  # the input dir is the client's: never write through a link
+        raise AttachmentError(f"{directory} is a symbolic link; remove it or pick a new turn_id")
     directory.mkdir(parents=True, exist_ok=True)
     lines, total = [], 0
     for item in attachments:

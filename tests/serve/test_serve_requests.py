@@ -198,6 +198,15 @@ def test_images_and_files_are_written_to_the_input_dir_and_named_to_the_engine(s
     assert str(folder / "data.csv") in task and str(folder / "hidden") in task
 
 
+def test_attachments_are_never_written_through_a_link(serve, tmp_path):
+    serve.script("lnk", [{"say": "never"}])
+    (serve.input / "turns" / "lnk" / "attachments").symlink_to(tmp_path)
+    content = [{"type": "input_text", "text": "x"}, {"type": "input_image", "image_url": PNG_URL}]
+    failed = serve.client.create([{"role": "user", "content": content}], holon={"turn_id": "lnk"})
+    assert failed["status"] == "failed" and "symbolic link" in failed["error"]["message"]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_attachments_over_the_caps_or_of_the_wrong_kind_are_refused(serve):
     def parts(*extra: dict[str, Any]) -> dict[str, Any]:
         content = [{"type": "input_text", "text": "look"}, *extra]
