@@ -62,12 +62,12 @@ class RunLog:
         with self._lock:
             if self._logger is not None:
                 return
-            structlog.configure(
+            # this run's own logger, not structlog's global configuration: serve may run
+            # turns side by side, and each turn's lines belong in its own evidence
+            base = structlog.wrap_logger(
+                structlog.ReturnLogger(),
                 processors=[structlog.processors.add_log_level, _timestamp, self._to_sinks],
-                logger_factory=structlog.ReturnLoggerFactory(),
-                cache_logger_on_first_use=False,
             )
-            base = structlog.get_logger()
             for level, event, fields in self._pending:
                 getattr(base, level)(event, **fields)
             self._pending.clear()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from holon_core.agent.paths import resolve_paths
@@ -20,6 +21,21 @@ def serve_main(argv: Sequence[str]) -> int:
         "--socket", help="Unix socket path (else HOLON_SOCKET, else /holon/ipc/agent.sock)"
     )
     parser.add_argument("--engine", help="engine name (else HOLON_ENGINE, else the only adapter)")
+    parser.add_argument(
+        "--max-concurrent",
+        type=_count(1),
+        default=1,
+        metavar="N",
+        help="turns of different sessions that may run side by side (default 1: one at a "
+        "time); turns on the shared workspace still run one at a time",
+    )
+    parser.add_argument(
+        "--max-queued",
+        type=_count(0),
+        default=8,
+        metavar="N",
+        help="turns that may wait for their turn (default 8); one more gets 429",
+    )
     parser.add_argument("--input", help="input dir; turns read <input>/turns/<turn_id>/")
     parser.add_argument("--workspace", help="workspace dir (HOLON_WORKSPACE_DIR)")
     parser.add_argument("--output", help="output dir; turns write <output>/turns/<turn_id>/")
@@ -85,4 +101,17 @@ def serve_main(argv: Sequence[str]) -> int:
             isolate=args.isolate,
             allow_fetch=args.allow_fetch,
             model_map=model_map,
+            max_concurrent=args.max_concurrent,
+            max_queued=args.max_queued,
         )
+
+
+def _count(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``least``."""
+
+    def parse(text: str) -> int:
+        if not text.isdigit() or int(text) < least:
+            raise argparse.ArgumentTypeError(f"give a whole number of at least {least}")
+        return int(text)
+
+    return parse

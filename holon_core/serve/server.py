@@ -3,9 +3,10 @@
 The socket is bound by holon with a umask that makes it 0600 from the first moment (only the
 owner may talk to the agent). A socket file nobody answers on is stale and replaced; one
 that answers belongs to a live server and is refused, as is any other file at that path.
-``POST /shutdown`` lets the turn in flight finish, then exits 0 and removes the socket;
-SIGTERM, SIGINT and SIGHUP do the same but cancel the turn first (its manifest says
-``cancelled``).
+``POST /shutdown`` refuses new turns, lets the running and queued ones finish, then exits 0
+and removes the socket; SIGTERM, SIGINT and SIGHUP do the same but first take the queued
+turns out (recorded as cancelled, never run) and cancel the running ones (their manifests
+say ``cancelled``).
 """
 
 from __future__ import annotations
@@ -153,7 +154,7 @@ def _skill_names(session: Session) -> list[str]:
 
 
 class _Server(uvicorn.Server):
-    """uvicorn, with holon's signal handling: a stop signal cancels the turn, then drains."""
+    """uvicorn, with holon's signal handling: a stop signal cancels the turns, then drains."""
 
     def __init__(self, config: uvicorn.Config, state: ServeState) -> None:
         super().__init__(config)
@@ -185,6 +186,8 @@ def serve(
     isolate: bool = False,
     allow_fetch: bool = False,
     model_map: dict[str, str] | None = None,
+    max_concurrent: int = 1,
+    max_queued: int = 8,
 ) -> int:
     """Run the server until shutdown; 0 after a clean stop, 1 when it cannot start."""
     path = socket_path(socket_flag, env)
@@ -210,7 +213,13 @@ def serve(
             print(f"holon-agent serve: fix: {exc.hint}", file=sys.stderr)
         return 1
     identity = path.stat()
-    state = ServeState(session=session, socket=str(path), skills=_skill_names(session))
+    state = ServeState(
+        session=session,
+        socket=str(path),
+        skills=_skill_names(session),
+        max_concurrent=max_concurrent,
+        max_queued=max_queued,
+    )
     config = uvicorn.Config(
         build_app(state),
         log_level="warning",

@@ -142,7 +142,7 @@ def test_bad_requests_get_open_responses_errors(serve):
     assert serve.client.health()["busy"] is False
 
 
-def test_turns_are_serial_and_a_cancel_is_recorded(serve, check_open_responses):
+def test_turns_wait_their_turn_and_a_cancel_is_recorded(serve, check_open_responses):
     serve.script("slow", [{"say": "working"}, {"sleep": 60}, {"say": "never"}])
     events = []
     with serve.raw() as http:
@@ -154,12 +154,26 @@ def test_turns_are_serial_and_a_cancel_is_recorded(serve, check_open_responses):
                 if event["type"] == "response.output_text.delta":
                     break
             response_id = events[0]["response"]["id"]
-            busy = http.post("/v1/responses", json={"input": "meanwhile"})
-            assert busy.status_code == 409 and busy.json()["error"]["code"] == "turn_in_progress"
+            serve.script("meanwhile", [{"say": "my turn"}])
+            waiting: list[dict] = []
+            meanwhile = threading.Thread(
+                target=lambda: waiting.append(
+                    serve.client.create("meanwhile", holon={"turn_id": "meanwhile"})
+                )
+            )
+            meanwhile.start()  # it waits for the turn in flight: turns are serial
+            deadline = time.monotonic() + 60
+            while not serve.client.health()["queued"] and time.monotonic() < deadline:
+                time.sleep(0.05)
             health = serve.client.health()
             assert health["busy"] is True and health["current_response_id"] == response_id
+            assert [t["turn_id"] for t in health["queued"]] == ["meanwhile"]
+            assert not waiting
             cancelled = serve.client.cancel(response_id)
             events += list(parse_sse(lines))
+            meanwhile.join(60)
+    assert waiting[0]["status"] == "completed"  # it ran once the cancelled turn ended
+    assert _record(serve, "meanwhile")["started_at"] >= _record(serve, "slow")["ended_at"]
     assert cancelled["status"] == "failed" and cancelled["error"]["code"] == "cancelled"
     assert [e["type"] for e in events[-2:]] == ["error", "response.failed"]
     check_open_responses(events)
@@ -226,3 +240,7 @@ def test_isolated_turns_work_on_copies_and_leave_the_workspace_alone(serve):
     record = json.loads((serve.turn_dir("iso2") / "turn.json").read_text())
     assert record["workspace"]["mode"] == "isolated"
     assert record["workspace"]["path"] != str(serve.workspace)
+
+
+def _record(serve, turn_id: str) -> dict:
+    return json.loads((serve.turn_dir(turn_id) / "turn.json").read_text())
