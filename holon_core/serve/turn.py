@@ -44,7 +44,7 @@ from holon_core.serve.protocol import (
     response_object,
     usage_object,
 )
-from holon_core.serve.store import Store, render_transcript, write_atomic
+from holon_core.serve.store import TRANSCRIPT_TURNS, Store, render_transcript, write_atomic
 from holon_core.serve.stream import Sink, TurnStream
 
 
@@ -421,7 +421,7 @@ def _save(
             "engine": session.engine.name,
             "engine_session_id": report_session,
             "input_text": turn.request.input_text,
-            "history": turn.request.history,
+            "history": turn.request.history[-TRANSCRIPT_TURNS:],  # what a chain renders
             "output_text": output_text,
             "workspace": str(turn.workspace),
             "output_dir": str(turn.output_dir),
