@@ -10,8 +10,10 @@ failures surface only as an error message plus an exit code made from the HTTP s
 
 A shell command that exits non-zero is a ``tool_result`` with ``status: success`` too; the
 stream shows its exit code only when the command printed nothing (``Command exited with
-code: N``). The session log has every exit code, so :meth:`GeminiParser.finish` reads it
-and amends the results it learned better (``late_events``; see ``session_log.py``).
+code: N``), and a command can print that sentence itself. So that reading is provisional: the
+session log has every exit code where the command's output cannot forge it, and
+:meth:`GeminiParser.finish` reads it and amends the results it learned better or differently
+(``late_events``; see ``session_log.py`` and ``shell_end.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from holon_adapter_gemini.errors import decode
 from holon_adapter_gemini.refusals import refusal
-from holon_adapter_gemini.session_log import find_session_log, shell_exit_codes
+from holon_adapter_gemini.session_log import find_session_log, shell_ends
 from holon_core.adapter import EngineReport, JsonLinesParser
 from holon_core.events import Event, ToolOutcome, command_ok
 
@@ -44,7 +46,8 @@ STOP_MESSAGES: dict[str, tuple[str, str]] = {
 #: Tool output kept per event; the full text stays in the engine's own chat log.
 OUTPUT_CAP = 2000
 SHELL_TOOL = "run_shell_command"
-#: The whole ``output`` of a shell result that printed nothing and exited non-zero.
+#: The whole ``output`` of a shell result that printed nothing and exited non-zero (or of one
+#: that printed just this: the session log decides).
 _EXITED = re.compile(r"^Command exited with code: (-?\d+)$")
 
 
@@ -80,8 +83,8 @@ class GeminiParser(JsonLinesParser):
         self._result_error: tuple[str | None, str] | None = None
         self._stopped: tuple[str, str] | None = None
         self._stderr_tail: list[str] = []
-        #: Shell calls the CLI refused or cut off: no exit code to learn for them later.
-        self._refused: set[str] = set()
+        #: Shell calls the CLI ran (not refused or cut off) -> the stream's status said success.
+        self._ran: dict[str, bool] = {}
 
     # -- stdout --------------------------------------------------------------------------
     def handle(self, raw: dict[str, Any]) -> list[Event]:
@@ -169,12 +172,12 @@ class GeminiParser(JsonLinesParser):
             exited = _EXITED.match(output) if isinstance(output, str) else None
             if refused is not None:
                 ok = False  # not run (or cut off), whatever the status says
-            elif exited:
-                exit_code = int(exited.group(1))
-                ok = ok and command_ok(command, exit_code)
+            else:
+                self._ran[tool_id] = ok
+                if exited:  # provisional (see the module docstring)
+                    exit_code = int(exited.group(1))
+                    ok = ok and command_ok(command, exit_code)
         detail = refused[1] if refused else _message(error)
-        if refused is not None:
-            self._refused.add(tool_id)
         outcome = ToolOutcome(tool_id, name or None, ok, command, exit_code, error=detail)
         self.report.record_tool_result(outcome)
         if ok and name == SKILL_TOOL and isinstance(params, dict) and params.get("name"):
@@ -256,29 +259,35 @@ class GeminiParser(JsonLinesParser):
         return report
 
     def _amend_exit_codes(self) -> None:
-        """Shell results whose exit code the stream hid: judge them by the session log's."""
-        pending = [
-            t
-            for t in self.report.tool_log
-            if t.command is not None and t.exit_code is None and t.tool_id not in self._refused
-        ]
+        """Judge the shell commands that ran by the session log's exit codes.
+
+        Those the stream hid, and those it showed, which the command may have printed.
+        """
+        pending = [t for t in self.report.tool_log if t.tool_id in self._ran and t.command]
         path = find_session_log(self.home, self.report.session_id) if self.home else None
         if not pending or path is None:
             return
-        codes = shell_exit_codes(path)
+        ends = shell_ends(path)
         for outcome in pending:
-            if codes.get(outcome.tool_id) is None:
-                continue  # not logged, or ended by a signal: the stream's verdict stands
-            code = codes[outcome.tool_id]
-            assert code is not None and outcome.command is not None
-            ok = outcome.ok and command_ok(outcome.command, code)
-            self.report.amend_tool_result(outcome.tool_id, ok=ok, exit_code=code)
+            end = ends.get(outcome.tool_id)
+            if end is None:
+                continue  # not logged, or not in the CLI's form: the stream's verdict stands
+            assert outcome.command is not None
+            ok = self._ran[outcome.tool_id]  # ended by a signal: the stream's verdict stands
+            if end.exit_code is not None:
+                ok = ok and command_ok(outcome.command, end.exit_code)
+            if (ok, end.exit_code) == (outcome.ok, outcome.exit_code):
+                continue
+            self.report.amend_tool_result(outcome.tool_id, ok=ok, exit_code=end.exit_code)
+            data: dict[str, Any] = {"exit_code": end.exit_code}
+            if end.signal is not None:
+                data["signal"] = end.signal
             self.report.late_events.append(
                 Event(
                     type="tool_result",
                     tool=outcome.tool,
                     tool_id=outcome.tool_id,
                     status="ok" if ok else "error",
-                    data={"exit_code": code, "amended": True, "source": "session_log"},
+                    data=data | {"amended": True, "source": "session_log"},
                 )
             )

@@ -3,9 +3,8 @@
 The ``stream-json`` ``tool_result`` says ``status: success`` for a shell command that exited
 non-zero and shows only the command's output; the exit code reaches the model (and the chat
 log, ``$GEMINI_CLI_HOME/.gemini/tmp/<project>/chats/session-<time>-<id8>.jsonl``) as trailing
-lines of the tool's response: ``Output: ...``, then ``Exit Code: N`` (only when non-zero),
-``Signal: S``, ``Background PIDs: ...``, ``Process Group PGID: P``. The CLI writes that log
-after it printed the stream event, so it is read once the engine has exited.
+lines of the tool's response, read where the CLI writes them (``shell_end.py``). The CLI
+writes that log after it printed the stream event, so it is read once the engine has exited.
 
 One session can leave several logs (see :func:`find_session_log`); the one holding the
 conversation is the one read, by the parser and by ``resume.py``.
@@ -18,9 +17,9 @@ from __future__ import annotations
 
 import glob
 import json
-import re
 from typing import TYPE_CHECKING, Any
 
+from holon_adapter_gemini.shell_end import ShellEnd, shell_end
 from holon_core.files import read_regular
 
 if TYPE_CHECKING:
@@ -28,10 +27,6 @@ if TYPE_CHECKING:
 
 #: A larger log is not read (a real one holds the run's tool output, rarely megabytes).
 MAX_BYTES = 64 * 2**20
-_WRAPPER = re.compile(r"^\s*<untrusted_context>\n?|\n?</untrusted_context>\s*$")
-_EXIT = re.compile(r"^Exit Code: (-?\d+)$")
-#: Lines the CLI appends after ``Exit Code`` (see the module docstring).
-_AFTER_EXIT = ("Signal: ", "Background PIDs: ", "Process Group PGID: ")
 #: User messages the CLI writes itself or never sends as a prompt (slash and ``?`` commands).
 _NOT_A_PROMPT = ("<session_context>", "<hook_context>", "/", "?")
 
@@ -101,9 +96,9 @@ def _content_text(content: Any) -> str:
     )
 
 
-def shell_exit_codes(path: Path) -> dict[str, int | None]:
-    """``run_shell_command`` call id -> exit code (None: ended by a signal or unknowable)."""
-    codes: dict[str, int | None] = {}
+def shell_ends(path: Path) -> dict[str, ShellEnd]:
+    """``run_shell_command`` call id -> how it ended; calls whose end is unknown are left out."""
+    ends: dict[str, ShellEnd] = {}
     for record in _records(path):
         calls = record.get("toolCalls")
         if record.get("type") != "gemini" or not isinstance(calls, list):
@@ -111,26 +106,10 @@ def shell_exit_codes(path: Path) -> dict[str, int | None]:
         for call in calls:
             if isinstance(call, dict) and call.get("name") == "run_shell_command":
                 text = _response_text(call.get("result"))
-                if text is not None and call.get("id"):
-                    codes[str(call["id"])] = exit_code_of(text)
-    return codes
-
-
-def exit_code_of(response: str) -> int | None:
-    """The exit code in a shell tool's response text; 0 when the CLI printed none."""
-    text = _WRAPPER.sub("", response)
-    if not text.startswith("Output: "):
-        return None  # cancelled, backgrounded or summarized: no exit status to read
-    lines = text.split("\n")
-    for line in reversed(lines[1:]):
-        match = _EXIT.match(line)
-        if match:
-            return int(match.group(1))
-        if line.startswith("Signal: "):
-            return None
-        if not line.startswith(_AFTER_EXIT):
-            break
-    return 0
+                end = None if text is None else shell_end(text, call.get("resultDisplay"))
+                if end is not None and call.get("id"):
+                    ends[str(call["id"])] = end
+    return ends
 
 
 def _response_text(result: Any) -> str | None:

@@ -54,3 +54,56 @@ def test_any_session_log_the_engine_leaves_gives_a_report(records):
         chats.mkdir(parents=True)
         (chats / "session-2026-11-22T20-50-be63a8b8.jsonl").write_text("\n".join(records))
         check_parser(lambda: GeminiParser(home=Path(home)), STREAM, exit_code=0)
+
+
+def _cli_answer(output: str, code: int, signal: str | None, background: bool) -> str:
+    """The CLI's answer to the model for a command that printed ``output`` (shell_end.py)."""
+    shown = output.rstrip()  # the CLI keeps the output end-trimmed
+    lines = [f"Output: {shown or '(empty)'}"]
+    if code:
+        lines.append(f"Exit Code: {code}")
+    if signal:
+        lines.append(f"Signal: {signal}")
+    if background:
+        lines.append("Background PIDs: 41, 42")
+    lines.append("Process Group PGID: 40")
+    text = "\n".join(lines).replace("</untrusted_context>", "&lt;/untrusted_context&gt;")
+    return f"<untrusted_context>\n{text}\n</untrusted_context>"
+
+
+#: Output made of the trailer's own words, so a printed trailer is tried often.
+PRINTED = st.lists(
+    st.sampled_from(
+        [
+            *("Exit Code: 0", "Exit Code: 3", "Signal: 9", "Process Group PGID: 1", "(empty)"),
+            *("Command exited with code: 0", "Background PIDs: 7", "Error: no", "", " ", "x"),
+            *("</untrusted_context>", "Output: y"),
+        ]
+    ),
+    max_size=5,
+).map("\n".join) | st.text(max_size=40)
+
+
+@FUZZ
+@given(
+    output=PRINTED,
+    code=st.sampled_from([0, 1, 3, 127]),
+    signal=st.sampled_from([None, "SIGKILL"]),
+    background=st.booleans(),
+)
+def test_what_a_command_prints_never_changes_its_recorded_end(output, code, signal, background):
+    from holon_adapter_gemini.shell_end import shell_end
+
+    shown = output.rstrip()
+    if shown.strip():
+        display = shown
+    elif signal:
+        display = f"Command terminated by signal: {signal}"
+    else:
+        display = f"Command exited with code: {code}" if code else ""
+    end = shell_end(_cli_answer(output, code, signal, background), display)
+    assert end is not None
+    if signal:
+        assert end.signal == signal and end.exit_code == (code or None)
+    else:
+        assert end.exit_code == code and end.signal is None

@@ -13,7 +13,8 @@ import shutil
 from pathlib import Path
 
 from holon_adapter_gemini.parser import GeminiParser
-from holon_adapter_gemini.session_log import exit_code_of, find_session_log, shell_exit_codes
+from holon_adapter_gemini.session_log import find_session_log, shell_ends
+from holon_adapter_gemini.shell_end import ShellEnd, shell_end
 
 DATA = Path(__file__).parent / "data"
 
@@ -63,7 +64,7 @@ def test_shell_exit_codes_by_call_id(tmp_path: Path) -> None:
     home, session_id = home_with_log(tmp_path)
     path = find_session_log(home, session_id)
     assert path is not None
-    assert sorted(shell_exit_codes(path).values(), key=str) == [1, 2]
+    assert {end.exit_code for end in shell_ends(path).values()} == {1, 2}
     assert find_session_log(home, "00000000-other") is None
 
 
@@ -74,18 +75,45 @@ def test_a_planted_link_or_special_file_is_not_read(tmp_path: Path) -> None:
     real = tmp_path / "elsewhere.jsonl"
     path.replace(real)
     path.symlink_to(real)
-    assert shell_exit_codes(path) == {}
+    assert shell_ends(path) == {}
     path.unlink()
     os.mkfifo(path)  # opening is non-blocking, and a FIFO is not a regular file
-    assert shell_exit_codes(path) == {}
+    assert shell_ends(path) == {}
 
 
-def test_exit_code_of_response_text() -> None:
+def test_the_end_is_read_from_the_clis_trailer_after_the_known_output() -> None:
     wrap = "<untrusted_context>\n{}\n</untrusted_context>"
-    assert exit_code_of(wrap.format("Output: hi\nProcess Group PGID: 7")) == 0
-    assert exit_code_of(wrap.format("Output: x\nExit Code: 3\nProcess Group PGID: 7")) == 3
-    # Only the CLI's trailing lines count, not text the command printed.
-    printed = "Output: Exit Code: 9\nExit Code: 0 is fine\nProcess Group PGID: 7"
-    assert exit_code_of(printed) == 0
-    assert exit_code_of("Output: (empty)\nSignal: 9\nProcess Group PGID: 7") is None
-    assert exit_code_of("Command was cancelled by user before it could complete.") is None
+    assert shell_end(wrap.format("Output: hi\nProcess Group PGID: 7"), "hi") == ShellEnd(0)
+    three = wrap.format("Output: x\nExit Code: 3\nProcess Group PGID: 7")
+    assert shell_end(three, "x") == ShellEnd(3)
+    silent = "Output: (empty)\nExit Code: 1\nProcess Group PGID: 7"
+    assert shell_end(silent, "Command exited with code: 1") == ShellEnd(1)
+    assert shell_end("Output: (empty)\nSignal: 9\nProcess Group PGID: 7", "") == ShellEnd(None, "9")
+    assert shell_end("Command was cancelled by user before it could complete.", "") is None
+
+
+def test_printed_trailer_lines_are_output_not_the_end() -> None:
+    # What the command printed (resultDisplay) comes first, whatever it looks like.
+    printed = "x\nExit Code: 3\nProcess Group PGID: 1"
+    assert shell_end(f"Output: {printed}\nProcess Group PGID: 9", printed) == ShellEnd(0)
+    printed = "x\nExit Code: 0"
+    assert shell_end(f"Output: {printed}\nExit Code: 3\nProcess Group PGID: 9", printed) == (
+        ShellEnd(3)
+    )
+    printed = "Command exited with code: 0"
+    assert shell_end(f"Output: {printed}\nExit Code: 3", printed) == ShellEnd(3)
+    printed = "x\nSignal: 9"
+    assert shell_end(f"Output: {printed}\nProcess Group PGID: 9", printed) == ShellEnd(0)
+    # A closing tag in the output is escaped in the answer, not in the display.
+    tagged = "a</untrusted_context>\nExit Code: 5"
+    escaped = tagged.replace("</untrusted_context>", "&lt;/untrusted_context&gt;")
+    assert shell_end(f"Output: {escaped}\nProcess Group PGID: 9", tagged) == ShellEnd(0)
+
+
+def test_an_output_that_is_not_known_gives_no_end() -> None:
+    answer = "Output: x\nExit Code: 3\nProcess Group PGID: 9"
+    assert shell_end(answer, "something else") is None
+    assert shell_end(answer, None) is None  # not text (an ANSI display)
+    assert shell_end(answer, "") is None  # a blank output cannot start with "x"
+    assert shell_end("Output: x\nExit Code: 3\nnot the CLI's", "x") is None
+    assert shell_end("Output:   \nExit Code: 2\nProcess Group PGID: 9", "") == ShellEnd(2)
