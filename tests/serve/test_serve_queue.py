@@ -243,6 +243,14 @@ def test_max_concurrent_runs_isolated_sessions_side_by_side(tmp_path):
         one, two = _turn_record(serve, "p1"), _turn_record(serve, "p2")
         assert one["session_id"] != two["session_id"]
         assert one["started_at"] < two["ended_at"] and two["started_at"] < one["ended_at"]
+        runs = []  # each turn's log holds its own run's lines only
+        for turn_id in ("p1", "p2"):
+            log = (serve.turn_dir(turn_id) / "evidence" / "execution.log").read_text()
+            lines = [json.loads(line) for line in log.splitlines()]
+            assert {line["run"] for line in lines} == {lines[0]["run"]}
+            assert "engine ended" in [line["event"] for line in lines]
+            runs.append(lines[0]["run"])
+        assert runs[0] != runs[1]
     finally:
         stop_quietly(serve)
 
