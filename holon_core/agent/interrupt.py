@@ -24,11 +24,9 @@ import os
 import signal
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, TypeVar
-
-if TYPE_CHECKING:
-    from holon_core.process_tree import Proc
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -73,9 +71,7 @@ def until_launch(cancel: threading.Event, step: Callable[[], T]) -> T:
         return step()
     if cancel.is_set():
         raise Cancelled("the run was cancelled before the engine started")
-    from holon_core.process_tree import descendants
-
-    before = set(descendants(os.getpid()))
+    before = _own_children()
     how = "by a stop signal"
     # Both trys: a signal landing in the finally, before the flag is down, is caught too.
     try:
@@ -93,9 +89,29 @@ def until_launch(cancel: threading.Event, step: Callable[[], T]) -> T:
     raise Cancelled(f"the run was cancelled {how} before the engine started")
 
 
-def _kill_started_since(before: set[Proc]) -> None:
-    """Kill and reap this process's descendants that were not there at ``before``."""
-    from holon_core.process_tree import descendants, kill_tree
+def _own_children() -> set[int]:
+    """This process's children now, from ``/proc/self/task/*/children`` (~20 us of CPU,
+    where a scan of every process costs ~2 ms: this runs on every run), else by a scan."""
+    try:
+        found: set[int] = set()
+        for task in Path("/proc/self/task").iterdir():
+            listing = (task / "children").read_text(encoding="ascii")
+            found.update(int(pid) for pid in listing.split())
+        return found
+    except (OSError, ValueError):  # no such file (an older kernel), a thread gone meanwhile
+        from holon_core.process_tree import children_of
 
-    me = os.getpid()
-    kill_tree(lambda: [p for p in descendants(me) if p not in before], timeout=5.0)
+        return {proc.pid for proc in children_of(os.getpid())}
+
+
+def _kill_started_since(before: set[int]) -> None:
+    """Kill and reap this process's descendants, except the ``before`` children's trees."""
+    from holon_core.process_tree import Proc, descendants, kill_tree
+
+    def started() -> list[Proc]:
+        kept = set(before)
+        for pid in before:
+            kept.update(proc.pid for proc in descendants(pid))
+        return [proc for proc in descendants(os.getpid()) if proc.pid not in kept]
+
+    kill_tree(started, timeout=5.0)
