@@ -19,6 +19,7 @@ from holon_conformance.suite.marks import CheckBase, req
 from holon_conformance.suite.serve_session import (
     FINAL_TEXT,
     MARKS,
+    STATELESS_MARK,
     TOOL_COMMAND,
     ServeRecord,
     Turn,
@@ -165,6 +166,25 @@ class BaseServe(CheckBase):
                 f"turn {index + 1} continued the session (previous_response_id) but {where} "
                 f"of turn {index + 1} do not carry the earlier turns' inputs {missing}"
             )
+
+    @req("SERVE-013")
+    def test_serve_stateless_history_reaches_the_engine(self, holon_target: Target) -> None:
+        record = _session(holon_target)
+        turn = record.stateless
+        assert turn is not None, f"the session ended before the stateless turn\n{record.describe()}"
+        assert turn.status == 200, (
+            f"input carrying the earlier turns (user and assistant messages) was refused: "
+            f"HTTP {turn.status} {turn.text[:300]}"
+        )
+        if holon_target.adapter.model_api is not None:
+            shown, where = "\n".join(turn.model_requests), "the model requests"
+        else:
+            shown, where = turn.text, "the engine's output"
+        missing = [m for m in (*MARKS[:2], STATELESS_MARK) if m not in shown]
+        assert not missing, (
+            f"a stateless request carried turns 1 and 2 as messages, but {where} of its turn "
+            f"lack {missing}"
+        )
 
     @req("SERVE-007")
     def test_serve_unknown_previous_response_is_404(self, holon_target: Target) -> None:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 RESPONSES = "/v1/responses"
 #: Words each turn's input carries; a continued turn's engine must be shown the earlier ones.
 MARKS = ("SERVE-MARK-ONE", "SERVE-MARK-TWO", "SERVE-MARK-THREE", "SERVE-MARK-FOUR")
+STATELESS_MARK = "SERVE-MARK-STATELESS"
 START_TIMEOUT = 60.0
 TURN_TIMEOUT = 150.0
 #: How long the in-flight probe waits before counting the second request as "waiting".
@@ -100,6 +101,8 @@ class ServeRecord:
     health: uds_http.Reply | None = None
     turns: list[Turn] = field(default_factory=list)
     unknown_previous: uds_http.Reply | None = None
+    #: A new conversation sent statelessly: turns 1 and 2 as messages, then a new user one.
+    stateless: Turn | None = None
     #: The second request made while turn 4 ran: its reply, or None when it waited.
     busy: uds_http.Reply | None = None
     busy_waited: bool = False
@@ -198,6 +201,8 @@ def _drive(
     )
     unknown = _body(1, previous="resp_holonconformanceunknown0000")
     record.unknown_previous = uds_http.request(path, "POST", RESPONSES, unknown, timeout=30)
+    stateless = {"input": [*_history(record.turns[:2]), _user(STATELESS_MARK)], "stream": False}
+    record.stateless = _turn(provider, lambda: uds_http.request(path, "POST", RESPONSES, stateless))
     _hanging_turn(record, provider, replay)
     record.shutdown = uds_http.request(path, "POST", "/shutdown", {}, timeout=60)
 
@@ -255,6 +260,22 @@ def _turn(provider: ScriptedProvider, send: Any) -> Turn:
     reply: uds_http.Reply = send()
     texts = [r.text() for r in provider.turn_requests()[before:]]
     return Turn(reply.status, reply.body, reply.headers, model_requests=texts)
+
+
+def _user(mark: str) -> dict[str, Any]:
+    return {"type": "message", "role": "user", "content": f"Answer briefly. {mark}"}
+
+
+def _history(turns: list[Turn]) -> list[dict[str, Any]]:
+    """Earlier turns as a stateless client keeps them: its messages and the answers'."""
+    items: list[dict[str, Any]] = []
+    for index, turn in enumerate(turns):
+        items.append(_user(MARKS[index]))
+        output = turn.response.get("output")
+        for item in output if isinstance(output, list) else []:
+            if isinstance(item, dict) and item.get("type") == "message":
+                items.append({"role": "assistant", "content": item.get("content")})
+    return items
 
 
 def _body(index: int, *, previous: str | None = None, stream: bool = False) -> dict[str, Any]:
