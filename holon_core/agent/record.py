@@ -7,6 +7,7 @@ from typing import Any
 
 from holon_core._version import __version__
 from holon_core.adapter import RunContext
+from holon_core.agent import gateway_run
 from holon_core.agent.state import RunState
 from holon_core.durations import format_duration
 from holon_core.outcome import Decision
@@ -57,6 +58,7 @@ def manifest_data(run: RunState, decision: Decision, duration: float) -> dict[st
     if report.usage:
         meta["usage"] = report.usage
     meta["cost"] = {"usd": report.cost_usd, "source": report.cost_source}
+    gateway_run.merge_into(run, meta)  # the gateway's figures, the engine's beside them
     if run.baseline is not None:
         meta["baseline"] = run.baseline.as_manifest()
     if run.context is not None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from holon_core.adapter import RunContext
-from holon_core.agent import record
+from holon_core.agent import gateway_run, record
 from holon_core.agent.evidence import Evidence
 from holon_core.agent.interrupt import until_launch
 from holon_core.agent.output_dir import (
@@ -198,6 +198,7 @@ def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
     def until_plan() -> tuple[RunContext, LaunchPlan, EventParser]:
         context = _prepare(run, options, run_id)
         assert run.plugins is not None
+        gateway_run.start(run, context)  # the engine's env: endpoint -> gateway, no real key
         run.evidence.phase("launch")
         return context, run.plugins.launch(context), run.plugins.event_parser(context)
 
@@ -413,6 +414,7 @@ def _finish(run: RunState, decision: Decision) -> Decision:
     run.log.attach()
     ev = run.evidence
     decision = _guard_record(run, decision)
+    gateway_run.stop(run)
     out = run.out.view
     try:
         ev.phase("manifest", outcome=decision.outcome, reason=decision.reason)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 Status = Literal["completed", "failed", "running"]
 Outcome = Literal["success", "failure", "needs_human"]
-CostSource = Literal["reported", "estimated", "unavailable"]
+CostSource = Literal["reported", "estimated", "unavailable", "gateway"]
 Staging = Literal["native", "fallback", "none"]
 
 REASON_CODES = (
@@ -57,7 +57,7 @@ class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class Usage(_Open):
+class TokenCounts(_Open):
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
@@ -65,9 +65,51 @@ class Usage(_Open):
     total_tokens: int | None = None
 
 
+class ModelUsage(_Open):
+    """One model's calls through the model gateway (docs/gateway.md)."""
+
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    calls: int = 0
+    cost_usd: float | None = None
+
+
+class Usage(TokenCounts):
+    source: Literal["gateway"] | None = Field(
+        default=None, description='"gateway": read from the wire; absent: the engine\'s report.'
+    )
+    calls: int | None = Field(default=None, description="Every call through the gateway.")
+    model_calls: int | None = None
+    rate_limited_calls: int | None = None
+    failed_calls: int | None = None
+    models: list[ModelUsage] = Field(default_factory=list)
+    reported: TokenCounts | None = Field(
+        default=None, description="The engine's own figures, beside the gateway's."
+    )
+
+
+class PriceProvenance(_Open):
+    library: str
+    version: str
+    data: str
+
+
 class CostInfo(_Open):
     usd: float | None = None
     source: CostSource = "unavailable"
+    prices: PriceProvenance | None = None
+    reported_usd: float | None = None
+    unpriced_models: list[str] = Field(default_factory=list)
+
+
+class GatewayInfo(_Open):
+    state: Literal["on", "bypassed"]
+    reason: str | None = None
+    api: str | None = None
+    upstream: str | None = None
 
 
 class EngineInfo(_Open):
@@ -162,6 +204,7 @@ class ManifestMetadata(_Open):
     turns: int | None = None
     usage: Usage | None = None
     cost: CostInfo | None = None
+    gateway: GatewayInfo | None = None
     skills: list[SkillRecord] = Field(default_factory=list)
     baseline: Baseline | None = None
     changed: bool | None = None

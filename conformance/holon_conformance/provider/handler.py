@@ -7,6 +7,7 @@ import gzip
 import json
 import logging
 import socket
+import ssl
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
@@ -42,6 +43,9 @@ class ProviderHandler(BaseHTTPRequestHandler):
         return self.server.provider  # type: ignore[attr-defined, no-any-return]
 
     def setup(self) -> None:
+        if isinstance(self.request, ssl.SSLSocket):
+            self.request.settimeout(30)
+            self.request.do_handshake()
         super().setup()
         self.provider._track(self.connection, add=True)
 
@@ -118,6 +122,10 @@ class ProviderHandler(BaseHTTPRequestHandler):
         if path in ("/_fake/reset", "/_provider/reset"):
             self.provider.reset()
             self._json(200, {"ok": True})
+            return
+        if not _carries_key(self.provider.api_key, headers, query):
+            self._finish_record(record, "other", "error 401")
+            self._json(401, wire.error_body(api, 401, "scripted provider: wrong API key"))
             return
         if method == "GET" and (path.startswith("/v1/models") or path.startswith("/v1beta/models")):
             self._finish_record(record, "models", "models")
@@ -219,6 +227,15 @@ class ProviderHandler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
+
+
+def _carries_key(key: str | None, headers: dict[str, str], query: dict[str, str]) -> bool:
+    """True without a required key, else when a credential header or ``key=`` holds it."""
+    if key is None:
+        return True
+    found = [headers.get(n, "") for n in ("x-api-key", "x-goog-api-key", "api-key")]
+    found += [headers.get("authorization", "").removeprefix("Bearer "), query.get("key", "")]
+    return key in found
 
 
 def _wants_stream(api: str, path: str, query: dict[str, str], body: dict[str, Any]) -> bool:

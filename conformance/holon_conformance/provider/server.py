@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import threading
 from http.server import ThreadingHTTPServer
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from holon_conformance.provider.apis import installed_adapters, wire_api
 from holon_conformance.provider.handler import ProviderHandler
@@ -29,6 +30,13 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     provider: ScriptedProvider
 
+    def get_request(self) -> tuple[socket.socket, Any]:
+        conn, addr = super().get_request()
+        tls = self.provider.ssl_context
+        if tls is not None:  # the handshake happens in the handler's thread (handler.setup)
+            conn = tls.wrap_socket(conn, server_side=True, do_handshake_on_connect=False)
+        return conn, addr
+
 
 class ScriptedProvider:
     """Serve ``scenario`` to any engine that connects; a context manager starts and stops it."""
@@ -40,7 +48,14 @@ class ScriptedProvider:
         port: int = 0,
         log_path: Path | None = None,
         workdir: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        api_key: str | None = None,
     ) -> None:
+        """``ssl_context``: serve HTTPS with it (e.g. a ``trustme`` test CA's server
+        certificate); ``api_key``: answer 401 to a request that does not carry exactly this
+        credential (a model gateway's tests prove the real key arrives)."""
+        self.ssl_context = ssl_context
+        self.api_key = api_key
         self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         self.recorder = Recorder(log_path)
         self.workdir = workdir
@@ -109,7 +124,8 @@ class ScriptedProvider:
 
     @property
     def url(self) -> str:
-        return f"http://{HOST}:{self.port}"
+        scheme = "https" if self.ssl_context is not None else "http"
+        return f"{scheme}://{HOST}:{self.port}"
 
     @property
     def requests(self) -> list[RecordedRequest]:

@@ -1,0 +1,264 @@
+"""The gateway's ASGI app: one request in, one upstream request out, the answer streamed back.
+
+Raw ASGI (no routing: every path is forwarded) so nothing buffers the stream: each chunk
+httpx reads from upstream is sent to the engine as it arrives, and a task watching for the
+client's disconnect cancels the upstream request when the engine goes away. Status codes,
+headers (retry ones included) and error bodies pass unchanged; only hop-by-hop headers are
+dropped and the credential is swapped (:mod:`holon_core.gateway.credentials`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+import anyio
+import httpx
+
+from holon_core.gateway.apis import classify, error_body, path_model
+from holon_core.gateway.credentials import AUTH_HEADERS, Credentials
+from holon_core.gateway.meter import CallRecord, Meter, now_iso, price_call
+from holon_core.gateway.usage import UsageScanner
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+_HOP = frozenset(
+    {
+        b"host",
+        b"connection",
+        b"keep-alive",
+        b"transfer-encoding",
+        b"te",
+        b"trailer",
+        b"upgrade",
+        b"proxy-authorization",
+        b"proxy-authenticate",
+        b"proxy-connection",
+        b"content-length",
+        b"accept-encoding",
+    }
+)
+_HOP_OUT = frozenset(
+    {b"connection", b"keep-alive", b"transfer-encoding", b"te", b"trailer", b"upgrade"}
+)
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where calls go: the engine sees ``prefix`` (e.g. ``/v1``) where the upstream has
+    ``upstream`` (e.g. ``https://corp.example/openai/v1``)."""
+
+    api: str
+    upstream: str
+    prefix: str = ""
+
+    def target(self, path: str) -> str:
+        rest = path[len(self.prefix) :] if self.prefix and path.startswith(self.prefix) else path
+        return self.upstream.rstrip("/") + rest
+
+
+class GatewayApp:
+    def __init__(self, route: Route, credentials: Credentials, meter: Meter) -> None:
+        self.route = route
+        self.credentials = credentials
+        self.meter = meter
+        self.client: httpx.AsyncClient | None = None
+        self.make_client: Callable[[], httpx.AsyncClient] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":  # WebSocket upgrades: engines fall back to HTTP
+            return
+        await self._http(scope, receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = time.perf_counter()
+        body = await _read_body(receive)
+        method: str = scope["method"]
+        path: str = scope["path"]
+        api, kind = classify(self.route.api, method, path)
+        headers, header_ok = self._headers(scope["headers"])
+        query, query_ok = self._query(scope.get("query_string", b""))
+        if headers is None or query is None or not (header_ok or query_ok):
+            message = "holon gateway: this endpoint takes only the run's own credential"
+            await _answer(send, 403, error_body(api, 403, message))
+            return
+        url = self.route.target(path) + (f"?{query}" if query else "")
+        key = hash(body)
+        record = _Call(api, kind, method, path, self.meter.attempt(path, key), started)
+        if self.client is None:
+            assert self.make_client is not None
+            self.client = self.make_client()
+        request = self.client.build_request(method, url, headers=headers, content=body)
+        stream = b'"stream":true' in body or b'"stream": true' in body or "stream" in path
+        stream = stream or "alt=sse" in query or api == "openai-responses"
+        scanner = UsageScanner(api, stream=stream)
+        disconnected = False
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                nonlocal disconnected
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                disconnected = True
+                group.cancel_scope.cancel()
+
+            group.start_soon(watch)
+            try:
+                await self._forward(request, send, scanner, record)
+            finally:
+                group.cancel_scope.cancel()
+        if disconnected and record.error is None and not record.done:
+            record.error = "client_closed"
+        usage = scanner.result()
+        model = usage.model or path_model(path) or (_body_model(body) if kind == "model" else None)
+        cost = price_call(api, model, usage.tokens) if kind == "model" else None
+        self.meter.add(record.finish(model, usage.tokens if kind == "model" else None, cost), key)
+
+    async def _forward(
+        self, request: httpx.Request, send: Send, scanner: UsageScanner, record: _Call
+    ) -> None:
+        assert self.client is not None
+        try:
+            response = await self.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            record.error = f"upstream_error: {type(exc).__name__}: {exc}"[:300]
+            record.status = 502
+            message = f"holon gateway: the model API could not be reached ({type(exc).__name__})"
+            await _answer(send, 502, error_body(record.api, 502, message))
+            return
+        try:
+            record.status = response.status_code
+            record.retry_after = response.headers.get("retry-after")
+            out = [(k, v) for k, v in response.headers.raw if k.lower() not in _HOP_OUT]
+            await send(
+                {"type": "http.response.start", "status": response.status_code, "headers": out}
+            )
+            async for chunk in response.aiter_raw():
+                if record.first_byte is None:
+                    record.first_byte = time.perf_counter()
+                scanner.feed(chunk)
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            record.done = True
+        except httpx.HTTPError as exc:
+            record.error = f"upstream_error: {type(exc).__name__}: {exc}"[:300]
+        finally:
+            with anyio.CancelScope(shield=True):
+                await response.aclose()
+
+    def _headers(
+        self, raw: list[tuple[bytes, bytes]]
+    ) -> tuple[list[tuple[bytes, bytes]] | None, bool]:
+        """Forwarded headers with the real credential (None: a foreign one), and whether the
+        placeholder was there."""
+        out: list[tuple[bytes, bytes]] = [(b"accept-encoding", b"identity")]
+        authorized = False
+        for name, value in raw:
+            lower = name.lower()
+            if lower in _HOP:
+                continue
+            if lower in AUTH_HEADERS:
+                real = self.credentials.swap_header(value.decode("latin-1"))
+                if real is None:
+                    return None, False
+                authorized = True
+                value = real.encode("latin-1")
+            out.append((name, value))
+        return out, authorized
+
+    def _query(self, raw: bytes) -> tuple[str | None, bool]:
+        """The query with ``key=`` swapped (None: a foreign key), and whether it had one."""
+        if not raw:
+            return "", False
+        pairs = parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
+        if not any(name == "key" for name, _ in pairs):
+            return raw.decode("latin-1"), False
+        swapped = self.credentials.swap_query(pairs)
+        return (None, False) if swapped is None else (urlencode(swapped), True)
+
+
+@dataclass
+class _Call:
+    api: str
+    kind: str
+    method: str
+    path: str
+    attempt: int
+    started: float
+    status: int | None = None
+    first_byte: float | None = None
+    error: str | None = None
+    retry_after: str | None = None
+    done: bool = False
+
+    def finish(self, model: str | None, tokens: Any, cost: float | None) -> CallRecord:
+        end = time.perf_counter()
+        first = (
+            None if self.first_byte is None else round((self.first_byte - self.started) * 1e3, 3)
+        )
+        return CallRecord(
+            time=now_iso(),
+            api=self.api,
+            kind=self.kind,
+            method=self.method,
+            path=self.path,
+            model=model,
+            status=self.status,
+            attempt=self.attempt,
+            first_byte_ms=first,
+            total_ms=round((end - self.started) * 1e3, 3),
+            tokens=tokens,
+            cost_usd=cost,
+            error=self.error,
+            retry_after=self.retry_after,
+        )
+
+
+async def _read_body(receive: Receive) -> bytes:
+    parts = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        parts.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    return b"".join(parts)
+
+
+async def _answer(send: Send, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 403:
+        headers.append((b"x-should-retry", b"false"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def _body_model(body: bytes) -> str | None:
+    import json
+
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    model = data.get("model") if isinstance(data, dict) else None
+    return model if isinstance(model, str) else None
