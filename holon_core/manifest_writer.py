@@ -91,6 +91,27 @@ def _listable(path: Path, root: Path) -> bool:
 
 def write_manifest(output: HeldDir, data: dict[str, Any], redact: Redactor) -> Manifest:
     """Validate, redact and atomically write (through the held dir); returns the model."""
-    manifest = Manifest.model_validate(data)
+    manifest = Manifest.model_validate(_without_secret_names(data, redact))
     output.write_atomic(MANIFEST, redact(manifest.to_json()))
     return manifest
+
+
+def _without_secret_names(data: dict[str, Any], redact: Redactor) -> dict[str, Any]:
+    """``artifacts`` without the files whose names redaction would change, named (redacted)
+    in ``metadata.warnings`` instead.
+
+    The manifest is redacted as a whole, so such a file would be listed under a name that
+    does not exist; the file itself is left as the engine wrote it (its name already makes
+    the run ``needs_human``: ``secret_scan.py``).
+    """
+    listed = data.get("artifacts", [])
+    hidden = [name for name in listed if isinstance(name, str) and redact(name) != name]
+    if not hidden:
+        return data
+    warning = (
+        "output files left out of artifacts because their names hold a credential (shown "
+        f"redacted, which is not their name on disk): {', '.join(map(redact, hidden))}"
+    )
+    meta = dict(data.get("metadata", {}))
+    meta["warnings"] = [*meta.get("warnings", []), warning]
+    return {**data, "artifacts": [a for a in listed if a not in hidden], "metadata": meta}

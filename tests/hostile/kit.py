@@ -41,14 +41,21 @@ def _as_ordinary_user() -> None:
             raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
 
 
-def run(task: Task, *, unprivileged: bool = False, timeout: float = 120.0) -> AgentResult:
+def run(
+    task: Task,
+    *,
+    unprivileged: bool = False,
+    timeout: float = 120.0,
+    env: dict[str, str] | None = None,
+) -> AgentResult:
     """The real holon-agent (replay engine); what it left is read without following links.
 
-    ``unprivileged``: bound by file permissions even when the tests run as root.
+    ``unprivileged``: bound by file permissions even when the tests run as root. ``env``:
+    added to the agent's minimal environment (a credential, say).
     """
     done = subprocess.run(
         agent_argv(task, "replay"),
-        env=agent_env(),
+        env=agent_env(env),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
