@@ -159,6 +159,27 @@ class Redactor:
                 text = pattern.sub(_keep_prefix, text)
         return text
 
+    def safe_cut(self, text: str, cut: int, reach: int) -> int:
+        """The last position at or before ``cut`` where ``text`` can be split, each side
+        redacted apart, without leaving a secret whole: no form of a known value (line breaks
+        inside it included) and no token shape within ``reach`` characters of ``cut`` crosses
+        it. Streams redacted piece by piece (the raw logs) cut only there; forms and tokens
+        are assumed shorter than ``reach``, so only that window is searched.
+        """
+        low = max(0, cut - reach)
+        window = text[low : cut + reach]
+        spans = self._text.spans(window)
+        for pattern, literals in _SHAPES:
+            if any(lit in window for lit in literals) or (
+                not literals and _BEARER.search(window) is not None
+            ):
+                spans += [m.span() for m in pattern.finditer(window)]
+        at = cut - low
+        for start, end in sorted(spans, reverse=True):  # a move back may meet an earlier one
+            if start < at < end:
+                at = start
+        return low + at
+
     def find(self, text: str) -> bool:
         """True when ``text`` contains one of the exact secret values (any form)."""
         return bool(self._text.spans(text))

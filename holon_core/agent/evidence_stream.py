@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from holon_core.events import Event
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from holon_core.redact import Redactor
 
 #: Longest text field kept in one normalized event; longer ones are cut with a marker.
 EVENT_FIELD_CHARS = 64 * 1024
@@ -25,8 +25,12 @@ EVENT_MAX_CHARS = 256 * 1024
 EVENTS_MAX_BYTES = 16 * 1024 * 1024
 #: A line longer than this is written in pieces (redacted with :data:`OVERLAP` of context).
 LONG_LINE_CHARS = 1024 * 1024
-#: A secret or token is assumed shorter than this: the context kept across a cut.
+#: A secret or token (in any printed form, wrapped over lines) is assumed shorter than this:
+#: the context kept across a cut.
 OVERLAP = 16 * 1024
+#: Raw output is looked at once this much more has come (then all but the last OVERLAP of
+#: it is written): the look around the cut costs about an eighth of the redaction.
+_WRITE_AT = 16 * OVERLAP
 #: A carry this long without a safe cut is written whole (redacted): memory stays bounded.
 _GIVE_UP_CHARS = 8 * LONG_LINE_CHARS
 _MAX_DEPTH = 32
@@ -107,28 +111,44 @@ class EventBudget:
 
 
 class RawLog:
-    """One raw output stream: decodes chunks and yields redacted text ending at a newline.
+    """One raw output stream: decodes chunks and yields redacted text, safe to write.
 
-    Redaction runs on whole lines, so a secret inside a line is never split. A line longer
-    than :data:`LONG_LINE_CHARS` is written in pieces, cut only where redacting the two sides
-    apart gives the same text as redacting them together (a secret spanning the cut moves
-    the cut back); at the end, or when no safe cut is found, the rest is written as is.
+    The redactor treats line breaks inside a match as transparent (a secret wrapped over
+    lines), but the engine may print the halves in two writes, which reach holon in two
+    chunks. So the last :data:`OVERLAP` characters are held back: the written text ends at a
+    line break before them, moved back where it would cut a secret (``Redactor.safe_cut``),
+    and the look happens only once :data:`_WRITE_AT` new characters came, which keeps the
+    look around the cut a small share of the work. ``finish`` writes the rest.
 
-    Looking for a cut redacts the whole carry several times, so after a failed look (one
-    long token, say) the next one waits until the carry has doubled: the work stays linear
-    in the line's length instead of growing with its square.
+    A line longer than :data:`LONG_LINE_CHARS` is written in pieces, cut only where redacting
+    the two sides apart gives the same text as redacting them together (a secret spanning the
+    cut moves the cut back); at the end, or when no safe cut is found, the rest is written as
+    is. Looking for such a cut redacts the whole carry several times, so after a failed look
+    (one long token, say) the next one waits until the carry has doubled: the work stays
+    linear in the line's length instead of growing with its square.
     """
 
     def __init__(self) -> None:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._carry = ""
+        #: Text decoded since the last look for a cut, and its length (joined only then).
+        self._new: list[str] = []
+        self._new_chars = 0
         #: Length of the carry when a safe cut was last looked for in vain (0: none).
         self._failed = 0
 
-    def feed(self, chunk: bytes, redact: Callable[[str], str]) -> str:
+    def feed(self, chunk: bytes, redact: Redactor) -> str:
         """Take a chunk; return the redacted text now safe to write (maybe empty)."""
-        text = self._carry + self._decoder.decode(chunk)
-        end = text.rfind("\n") + 1
+        piece = self._decoder.decode(chunk)
+        self._new.append(piece)
+        self._new_chars += len(piece)
+        if self._new_chars < _WRITE_AT:
+            return ""
+        text = self._carry + "".join(self._new)
+        self._new.clear()
+        self._new_chars = 0
+        end = text.rfind("\n", 0, len(text) - OVERLAP) + 1
+        end = redact.safe_cut(text, end, OVERLAP) if end else 0
         if end:
             self._carry, self._failed = text[end:], 0
             return redact(text[:end])
@@ -141,14 +161,16 @@ class RawLog:
         self._carry = text
         return ""
 
-    def finish(self, redact: Callable[[str], str]) -> str:
-        """The rest, when the stream ended without a newline."""
-        text = self._carry + self._decoder.decode(b"", final=True)
-        self._carry, self._failed = "", 0
+    def finish(self, redact: Redactor) -> str:
+        """The rest: what was held back, and a last line without a newline."""
+        self._new.append(self._decoder.decode(b"", final=True))
+        text = self._carry + "".join(self._new)
+        self._carry, self._failed, self._new_chars = "", 0, 0
+        self._new.clear()
         return redact(text) if text else ""
 
 
-def _safe_cut(text: str, redact: Callable[[str], str]) -> tuple[str, str]:
+def _safe_cut(text: str, redact: Redactor) -> tuple[str, str]:
     """Split a long line into (redacted head to write now, raw rest to keep)."""
     whole = redact(text)
     for keep in (OVERLAP, 2 * OVERLAP, 4 * OVERLAP):

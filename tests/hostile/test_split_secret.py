@@ -1,0 +1,89 @@
+"""Issue 22: a credential the engine prints in pieces over several lines is redacted in the
+raw logs too, wherever the line break falls and however the output reached holon.
+
+The redactor treats line breaks inside a match as transparent (``redact.py``); the raw logs
+are redacted block by block as the engine's output arrives, so the halves of a secret printed
+by two separate writes used to land in two blocks, each redacted alone.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from holon_core.agent import evidence_stream
+from holon_core.agent.evidence_stream import RawLog
+from holon_core.redact import REPLACEMENT, Redactor
+from holon_core.testing import make_task
+
+from .kit import run
+
+SECRET = "Zq8vL2xR7mW4kT9pN3sB6yH1cF5"  # no well-known token shape: only the known value helps
+ENV = {"MY_API_TOKEN": SECRET, "HOLON_REPLAY_PASS_ENV": "MY_API_TOKEN"}
+HALF = len(SECRET) // 2
+
+
+def _rejoinable(log: str) -> bool:
+    return SECRET in log.replace("\r", "").replace("\n", "")
+
+
+@pytest.mark.parametrize("fd", [1, 2], ids=["stdout", "stderr"])
+@pytest.mark.parametrize("newline", ["\\n", "\\r\\n"], ids=["lf", "crlf"])
+def test_a_secret_printed_in_two_writes_is_redacted_in_the_raw_log(tmp_path, fd, newline):
+    to_engine = f"/proc/$PPID/fd/{fd}"
+    first = f"printf '%s{newline}' $(printf %s $MY_API_TOKEN | cut -c1-{HALF}) > {to_engine}"
+    second = f"printf '%s{newline}' $(printf %s $MY_API_TOKEN | cut -c{HALF + 1}-) > {to_engine}"
+    # The pause lets holon store the first half before the second is printed.
+    step = {"run": f"echo ordinary output > {to_engine}; {first}; sleep 0.5; {second}"}
+    task = make_task(tmp_path, replay=[step, {"say": "done"}])
+    result = run(task, env=ENV)
+    assert result.exit_code == 0, result.stderr
+    log = (task.output / "evidence" / f"engine.{['stdout', 'stderr'][fd - 1]}.log").read_text()
+    assert "ordinary output\n" in log
+    assert not _rejoinable(log), log
+    assert REPLACEMENT in log
+
+
+def _fed(text: str, cuts: list[int], redact: Redactor) -> str:
+    """``text`` through a RawLog, read in pieces ending at ``cuts``."""
+    data = text.encode()
+    log, out, start = RawLog(), [], 0
+    for end in [*cuts, len(data)]:
+        out.append(log.feed(data[start:end], redact))
+        start = end
+    return "".join(out) + log.finish(redact)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> int:
+    """The raw log's held-back context and write threshold made small: the same logic on
+    texts of a few KiB instead of hundreds."""
+    monkeypatch.setattr(evidence_stream, "OVERLAP", 512)
+    monkeypatch.setattr(evidence_stream, "_WRITE_AT", 4096)
+    return 512
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+def test_any_split_point_and_any_read_boundary_give_the_text_redacted_whole(newline, small_blocks):
+    """A secret broken over a line at every position, the output read in pieces whose edges
+    fall around it, and around where the first write would cut (the context held back ends
+    inside the secret): the log is exactly the whole text redacted at once (no piece of the
+    secret left, nothing else changed)."""
+    redact = Redactor([SECRET])
+    lines = [f"line {n} of ordinary output, nothing to hide" for n in range(200)]
+    for split in range(1, len(SECRET)):
+        broken = f"  {SECRET[:split]}{newline}    {SECRET[split:]} trailing"
+        text = newline.join([*lines, broken, *lines[:40]]) + newline
+        expected = redact(text)
+        assert not _rejoinable(expected) and expected.count(REPLACEMENT) == 1
+        at = text.index(broken) + 2 + split  # where the line break falls
+        reads = [[at], [at - 3, at + len(newline)], list(range(100, len(text), 100))]
+        reads += [[at + small_blocks + d] for d in range(-1, len(newline) + 2)]
+        for cuts in reads:
+            assert _fed(text, cuts, redact) == expected, (split, cuts)
+
+
+def test_ordinary_output_is_not_changed_by_the_held_back_context():
+    redact = Redactor([SECRET])
+    text = "".join(f"{n}\tsome output ☃ with unicode\r\n" for n in range(20_000)) + "no newline"
+    cuts = list(range(1000, len(text.encode()), 777))
+    assert _fed(text, cuts, redact) == text
