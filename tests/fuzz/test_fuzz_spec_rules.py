@@ -1,0 +1,78 @@
+"""The spec rules (:mod:`holon_core.spec_rules`, pydantic-free: the run and the probe check a
+spec with them) and the pydantic model the run then builds never disagree the dangerous way:
+a spec the rules accept always builds. Otherwise the probe would pass a spec that the run then
+refuses. The rules may be stricter than the model's lax coercions (``max_steps: "5"``,
+``timeout: true``): both paths refuse those alike.
+
+Budget: :data:`holon_core.testing.fuzz.FUZZ`.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from holon_core.models.spec import Spec
+from holon_core.spec_rules import check_fields
+from holon_core.testing.fuzz import FUZZ, json_values, mutated
+
+FULL: dict[str, Any] = {
+    "version": "v1",
+    "kind": "Holon",
+    "metadata": {"name": "n", "id": "i", "skills": ["s"]},
+    "context": {"workspace": "w", "files": ["f"], "env": {"A": "b"}, "pass_env": ["TOKEN_X"]},
+    "goal": {"description": "d", "issue_id": "1"},
+    "output": {"artifacts": [{"path": "r.md", "required": True}, {"path": "x/y.json"}]},
+    "constraints": {"timeout": "10m", "max_steps": 3},
+    "engine": {"name": "replay", "model": "m"},
+}
+SAMPLES = [FULL, {"version": "v1", "kind": "Holon", "goal": "do it"}]
+#: Values each field's rule must judge as the model does (edges of the model's types).
+EDGES: st.SearchStrategy[Any] = st.sampled_from(
+    [None, True, False, 0, 1, -1, 2.5, 1.0, "", " ", "5", "10m", "v1", "Holon", [], ["a"], {}]
+)
+
+
+@st.composite
+def specs(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid spec with a few values swapped (arbitrary JSON or edge values) or removed."""
+    spec = copy.deepcopy(draw(mutated(SAMPLES)))  # never change the samples themselves
+    for _ in range(draw(st.integers(min_value=0, max_value=2))):
+        section = draw(st.sampled_from(sorted(FULL)))
+        inner = FULL[section]
+        if isinstance(inner, dict) and isinstance(spec.get(section), dict):
+            key = draw(st.sampled_from(sorted(inner)))
+            spec[section] = {**spec[section], key: draw(EDGES | json_values(4))}
+        else:
+            spec[section] = draw(EDGES | json_values(4))
+    return spec
+
+
+@FUZZ
+@given(spec=specs())
+def test_a_spec_the_rules_accept_builds(spec: dict[str, Any]) -> None:
+    found = check_fields(spec)
+    try:
+        Spec.model_validate(spec)
+    except ValidationError as exc:
+        assert found.problems, f"the rules accept what the model refuses: {exc}"
+
+
+@pytest.mark.parametrize(
+    ("section", "value"),
+    [
+        ("constraints", {"timeout": True}),
+        ("constraints", {"max_steps": "5"}),
+        ("constraints", {"max_steps": True}),
+        ("output", {"artifacts": [{"path": "a", "required": "yes"}]}),
+    ],
+)
+def test_the_rules_refuse_what_only_lax_coercion_accepts(section: str, value: Any) -> None:
+    spec = {**SAMPLES[1], section: value}
+    Spec.model_validate(spec)  # the model's lax mode takes it
+    assert check_fields(spec).problems  # holon refuses it, on both paths
