@@ -8,11 +8,15 @@ that the engine has them as ``HOLON_*_DIR`` variables, so a skill's instructions
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from holon_core.adapter import Prompt
 from holon_core.errors import InputError
-from holon_core.models.spec import Spec
+
+if TYPE_CHECKING:  # the probe checks context files through this module, without pydantic
+    from holon_core.models.spec import Spec
 
 MAX_CONTEXT_FILE = 64 * 1024
 MAX_CONTEXT_TOTAL = 256 * 1024
@@ -70,21 +74,29 @@ def _user_prompt(spec: Spec, context_dir: Path, workspace: Path) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def named_context_files(
+    names: Iterable[str], context_dir: Path, workspace: Path
+) -> list[tuple[Path, str]]:
+    """``(path, name)`` of each file ``context.files`` names; :class:`InputError` for one
+    that is in neither the input's ``context/`` nor the workspace (run and probe alike)."""
+    found = []
+    for name in names:
+        for base in (context_dir, workspace):
+            if (base / name).is_file():
+                found.append((base / name, name))
+                break
+        else:
+            raise InputError(
+                f"context file {name!r} (spec context.files) is in neither {context_dir} "
+                f"nor {workspace}",
+                hint="add it to the input's context/ directory or fix the name",
+            )
+    return found
+
+
 def _context_files(spec: Spec, context_dir: Path, workspace: Path) -> list[tuple[Path, str]]:
     if spec.context.files:
-        found = []
-        for name in spec.context.files:
-            for base in (context_dir, workspace):
-                if (base / name).is_file():
-                    found.append((base / name, name))
-                    break
-            else:
-                raise InputError(
-                    f"context file {name!r} (spec context.files) is in neither {context_dir} "
-                    f"nor {workspace}",
-                    hint="add it to the input's context/ directory or fix the name",
-                )
-        return found
+        return named_context_files(spec.context.files, context_dir, workspace)
     if not context_dir.is_dir():
         return []
     return [

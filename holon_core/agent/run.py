@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal
 
 from holon_core.adapter import RunContext
 from holon_core.agent import gateway_run, record
+from holon_core.agent.admission import Admission, admit_engine, admit_skills
 from holon_core.agent.evidence import Evidence
 from holon_core.agent.interrupt import until_launch
 from holon_core.agent.output_dir import (
@@ -37,12 +38,10 @@ from holon_core.agent.output_dir import (
     take_back_access,
 )
 from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
-from holon_core.agent.preflight import run_preflight
 from holon_core.agent.prompt import compile_prompt
 from holon_core.agent.runlog import RunLog
 from holon_core.agent.secret_scan import scan_outputs, scan_patch
-from holon_core.agent.select import select_engine
-from holon_core.agent.skill_env import settle_skill_env
+from holon_core.agent.skill_env import redact_passed, settle_skill_env
 from holon_core.agent.state import (
     DEFAULT_SILENCE,
     DEFAULT_TIMEOUT,
@@ -55,10 +54,8 @@ from holon_core.errors import HolonError
 from holon_core.events import Event
 from holon_core.files import is_no_space
 from holon_core.outcome import Decision, Signals, decide
-from holon_core.plugins import load_plugins
 from holon_core.redact import Redactor, secret_values
 from holon_core.skill_layers import describe
-from holon_core.skills import resolve_skills
 from holon_core.supervisor import supervise
 from holon_core.workspace import (
     git_dir_change,
@@ -209,26 +206,41 @@ def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
 
 
 def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
-    """Steps 1-6: everything up to the launch; nothing here starts the engine."""
+    """Steps 1-6: everything up to the launch; nothing here starts the engine.
+
+    Every refusal comes from the admission (:mod:`holon_core.agent.admission`), the same
+    checks ``holon-agent --probe`` makes, so a green probe is never followed by a run refused
+    here.
+    """
     ev, paths = run.evidence, run.paths
     ev.phase("load")
-    run.plugins = options.plugins or load_plugins(run.env)
-    from holon_core.spec_loader import load_spec
-
-    spec, warnings = (options.spec, []) if options.spec is not None else load_spec(paths.spec)
-    run.spec = spec
-    for warning in warnings:
-        run.log.warning("spec", detail=warning)
-    engine = select_engine(run.plugins, options.engine, run.env, spec)
-    run.engine = engine
-    run.log.bind(engine=engine.name)
-    run.redact = Redactor(secret_values(run.env, engine.credential_env))
-    ev.redact = run.redact
-
-    ev.phase("preflight")
-    binary, version, checks = options.preflight or run_preflight(
-        run.plugins, engine, paths, run.env
+    found = admit_engine(
+        paths,
+        options.engine,
+        run.env,
+        plugins=options.plugins,
+        spec=options.spec,
+        preflight=options.preflight,
+        on_phase=ev.phase,
     )
+    run.plugins = found.plugins
+    if found.document is not None:
+        from holon_core.spec_loader import build_spec
+
+        run.spec = build_spec(found.document)
+        for warning in found.document.warnings:
+            run.log.warning("spec", detail=warning)
+    else:
+        run.spec = options.spec
+    if found.engine is not None:
+        run.engine = found.engine
+        run.log.bind(engine=found.engine.name)
+        run.redact = Redactor(secret_values(run.env, found.engine.credential_env))
+        ev.redact = run.redact
+    _refuse(found)
+    spec, engine = run.spec, found.engine
+    assert spec is not None and engine is not None and run.plugins is not None
+    binary, version, checks = found.binary, found.version, found.preflight
     run.metadata["checks"] = [c.as_dict() for c in checks]
     run.check_cancel()
 
@@ -238,15 +250,11 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
     run.check_cancel()
 
     ev.phase("skills")
-    skills, notes = resolve_skills(
-        spec.metadata.skills,
-        options.skills,
-        paths.input,
-        workspace=paths.workspace,
-        env=run.env,
-        scratch=run.run_dir / "skill-archives",
-    )
-    for note in notes:
+    admit_skills(found, paths, run.env, options.skills, run.run_dir / "skill-archives")
+    secrets = redact_passed(run, engine, found.needed.names)  # before a refusal's record
+    _refuse(found)
+    skills = found.skills
+    for note in found.notes:
         run.log.info("skill precedence", detail=note)
     for skill in skills:
         run.log.info("skill", **describe(skill))
@@ -275,12 +283,12 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
         binary=binary,
         engine_version=version,
         skills=skills,
-        secrets=secret_values(run.env, engine.credential_env),
+        secrets=secrets,
         resume_session=options.resume_session,
         home_root=options.home_root,
     )
     run.context = context
-    settle_skill_env(run, context)  # native workspace skills, pass_env; raises preflight_failed
+    settle_skill_env(run, context, found.native, found.needed)
     for warning in capability_warnings(engine, context):
         run.log.warning("capability", detail=warning)
         run.metadata.setdefault("warnings", []).append(warning)
@@ -289,6 +297,12 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
     staged = run.plugins.stage_skills(context, skills)
     run.metadata["_staged"] = staged
     return context
+
+
+def _refuse(found: Admission) -> None:
+    """End the run with the first refusal the admission met (the probe reports the same)."""
+    if found.refusal is not None:
+        raise found.refusal
 
 
 def _execute(

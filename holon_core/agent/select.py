@@ -17,9 +17,16 @@ BUILTIN_ENGINES = ("replay",)
 
 
 def select_engine(
-    plugins: HolonPlugins, flag: str | None, env: Mapping[str, str], spec: Spec | None
+    plugins: HolonPlugins,
+    flag: str | None,
+    env: Mapping[str, str],
+    spec: Spec | None,
+    *,
+    spec_engine: str | None = None,
 ) -> EngineAdapter:
-    name = flag or env.get("HOLON_ENGINE") or (spec.engine.name if spec else None)
+    """``spec_engine``: the spec's ``engine.name`` when the caller holds no :class:`Spec`
+    (the probe and the run's admission read the spec without pydantic)."""
+    name = flag or env.get("HOLON_ENGINE") or (spec.engine.name if spec else spec_engine)
     if name:
         return plugins.get_engine(name)
     installed = [n for n in plugins.engine_names() if n not in BUILTIN_ENGINES]

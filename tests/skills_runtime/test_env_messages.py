@@ -71,7 +71,7 @@ def test_a_skill_requiring_home_is_refused_before_the_engine(tmp_path: Path) -> 
         assert not (task.output / "home.txt").exists()
         assert "process" not in result.manifest["metadata"]
         reasons.append(result.manifest["metadata"]["reason"])
-    assert reasons == ["preflight_failed", "probe_failed"]
+    assert reasons == ["preflight_failed", "preflight_failed"]  # the probe says what the run does
 
 
 def test_secret_named_context_env_fails_the_run_without_writing_the_value(tmp_path: Path) -> None:

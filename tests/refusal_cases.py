@@ -1,0 +1,492 @@
+"""Every input ``holon-agent`` refuses before it launches the engine, as one table.
+
+Each case builds a task (spec, skills, workspace, flags, environment) that a run refuses with
+``reason``. ``tests/test_probe_parity.py`` feeds every case to both ``holon-agent`` and
+``holon-agent --probe`` and holds them to the same reason and the same message, so a refusal
+added here is checked on both paths. ``reason`` None: the output dir itself is refused, and
+neither path writes a manifest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from holon_core.testing import Task, make_task
+
+WRITE: list[dict[str, Any]] = [{"write": {"path": "ran.txt", "content": "x\n"}}, {"say": "done"}]
+SPEC_HEAD = 'version: "v1"\nkind: Holon\n'
+#: A YAML document of 9**9 nodes through aliases (tests/test_agent_bad_input.py).
+BOMB = "\n".join(
+    ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    + [
+        f"{n}: &{n} [{', '.join(['*' + p] * 9)}]"
+        for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+    ]
+)
+
+
+@dataclass
+class Setup:
+    """What to run: the task, the engine, extra flags and environment."""
+
+    task: Task
+    engine: str | None = "replay"
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    name: str
+    reason: str | None
+    build: Callable[[Path], Setup]
+
+
+CASES: list[Refusal] = []
+
+
+def refusal(reason: str | None) -> Callable[[Callable[[Path], Setup]], Callable[[Path], Setup]]:
+    """Register a case under its function's name."""
+
+    def register(build: Callable[[Path], Setup]) -> Callable[[Path], Setup]:
+        CASES.append(Refusal(build.__name__, reason, build))
+        return build
+
+    return register
+
+
+def task_with_spec(tmp: Path, text: str) -> Setup:
+    task = make_task(tmp / "t", replay=WRITE)
+    task.spec.write_text(text, encoding="utf-8")
+    return Setup(task)
+
+
+def task_with(tmp: Path, **spec_extra: Any) -> Setup:
+    return Setup(make_task(tmp / "t", replay=WRITE, spec_extra=spec_extra))
+
+
+def skill_dir(root: Path, name: str, front: str = "", *, body: str = "body\n") -> Path:
+    path = root / name
+    path.mkdir(parents=True, exist_ok=True)
+    text = f"---\nname: {name}\ndescription: test skill {name}\n{front}---\n{body}"
+    (path / "SKILL.md").write_text(text, encoding="utf-8")
+    return path
+
+
+# --- invalid_spec: the file, the YAML, the fields (tests/test_agent_bad_input.py,
+#     tests/test_spec_loader.py, tests/skills_runtime/test_env_messages.py)
+
+
+@refusal("invalid_spec")
+def timeout_banana(tmp: Path) -> Setup:
+    return task_with(tmp, constraints={"timeout": "banana"})
+
+
+@refusal("invalid_spec")
+def timeout_negative(tmp: Path) -> Setup:
+    return task_with(tmp, constraints={"timeout": -5})
+
+
+@refusal("invalid_spec")
+def timeout_a_list(tmp: Path) -> Setup:
+    return task_with(tmp, constraints={"timeout": ["10m"]})
+
+
+@refusal("invalid_spec")
+def max_steps_a_word(tmp: Path) -> Setup:
+    return task_with_spec(tmp, SPEC_HEAD + "goal: x\nconstraints:\n  max_steps: ten\n")
+
+
+@refusal("invalid_spec")
+def max_steps_zero(tmp: Path) -> Setup:
+    return task_with(tmp, constraints={"max_steps": 0})
+
+
+@refusal("invalid_spec")
+def constraints_null(tmp: Path) -> Setup:
+    return task_with_spec(tmp, SPEC_HEAD + "goal: x\nconstraints:\n")
+
+
+@refusal("invalid_spec")
+def spec_missing(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.task.spec.unlink()
+    return setup
+
+
+@refusal("invalid_spec")
+def input_dir_absent(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.args = ["--input", str(tmp / "nowhere")]
+    return setup
+
+
+@refusal("invalid_spec")
+def yaml_unclosed(tmp: Path) -> Setup:
+    return task_with_spec(tmp, SPEC_HEAD + "goal: [unclosed\n")
+
+
+@refusal("invalid_spec")
+def spec_a_list(tmp: Path) -> Setup:
+    return task_with_spec(tmp, "- a list\n")
+
+
+@refusal("invalid_spec")
+def version_unknown(tmp: Path) -> Setup:
+    return task_with_spec(tmp, "version: v9\nkind: Holon\ngoal: x\n")
+
+
+@refusal("invalid_spec")
+def kind_unknown(tmp: Path) -> Setup:
+    return task_with_spec(tmp, "version: v1\nkind: Robot\ngoal: x\n")
+
+
+@refusal("invalid_spec")
+def goal_missing(tmp: Path) -> Setup:
+    return task_with_spec(tmp, SPEC_HEAD)
+
+
+@refusal("invalid_spec")
+def goal_blank(tmp: Path) -> Setup:
+    return task_with_spec(tmp, SPEC_HEAD + 'goal: "   "\n')
+
+
+@refusal("invalid_spec")
+def goal_description_empty(tmp: Path) -> Setup:
+    return task_with_spec(tmp, SPEC_HEAD + "goal: {description: ''}\n")
+
+
+@refusal("invalid_spec")
+def goal_a_number(tmp: Path) -> Setup:
+    return task_with_spec(tmp, SPEC_HEAD + "goal: 42\n")
+
+
+@refusal("invalid_spec")
+def goal_issue_id_a_number(tmp: Path) -> Setup:
+    return task_with(tmp, goal={"description": "d", "issue_id": 7})
+
+
+@refusal("invalid_spec")
+def artifact_absolute(tmp: Path) -> Setup:
+    return task_with(tmp, output={"artifacts": [{"path": "/etc/x"}]})
+
+
+@refusal("invalid_spec")
+def artifact_escapes(tmp: Path) -> Setup:
+    return task_with(tmp, output={"artifacts": [{"path": "a/../../x", "required": True}]})
+
+
+@refusal("invalid_spec")
+def artifact_without_path(tmp: Path) -> Setup:
+    return task_with(tmp, output={"artifacts": [{"required": True}]})
+
+
+@refusal("invalid_spec")
+def skills_not_a_list(tmp: Path) -> Setup:
+    return task_with(tmp, metadata={"name": "t", "skills": "one"})
+
+
+@refusal("invalid_spec")
+def engine_name_a_list(tmp: Path) -> Setup:
+    return task_with(tmp, engine={"name": ["replay"]})
+
+
+@refusal("invalid_spec")
+def several_field_errors(tmp: Path) -> Setup:
+    return task_with(tmp, constraints={"timeout": "soon", "max_steps": -1}, metadata=[])
+
+
+@refusal("invalid_spec")
+def yaml_alias_bomb(tmp: Path) -> Setup:
+    return task_with_spec(tmp, f"{SPEC_HEAD}goal: x\n{BOMB}\nextra: *i\n")
+
+
+@refusal("invalid_spec")
+def yaml_nested_deep(tmp: Path) -> Setup:
+    return task_with_spec(tmp, f"{SPEC_HEAD}goal: x\nextra:\n  {'[' * 5000}x{']' * 5000}\n")
+
+
+@refusal("invalid_spec")
+def spec_oversized(tmp: Path) -> Setup:
+    from holon_core.spec_file import MAX_SPEC_BYTES
+
+    return task_with_spec(tmp, f"{SPEC_HEAD}goal: x\n" + "# padding\n" * (MAX_SPEC_BYTES // 10 + 1))
+
+
+@refusal("invalid_spec")
+def spec_a_fifo(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.task.spec.unlink()
+    os.mkfifo(setup.task.spec)
+    return setup
+
+
+@refusal("invalid_spec")
+def spec_a_directory(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.task.spec.unlink()
+    setup.task.spec.mkdir()
+    return setup
+
+
+@refusal("invalid_spec")
+def spec_a_link_to_a_device(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.task.spec.unlink()
+    setup.task.spec.symlink_to("/dev/zero")
+    return setup
+
+
+@refusal("invalid_spec")
+def spec_a_link_loop(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.task.spec.unlink()
+    setup.task.spec.symlink_to(setup.task.spec)
+    return setup
+
+
+@refusal("invalid_spec")
+def context_env_secret_named(tmp: Path) -> Setup:
+    return task_with(tmp, context={"env": {"DEPLOY_TOKEN": "plainvalue-8812"}})
+
+
+@refusal("invalid_spec")
+def context_env_token_value(tmp: Path) -> Setup:
+    return task_with(tmp, context={"env": {"SETTING": "ghp_" + "a1B2" * 9}})
+
+
+@refusal("invalid_spec")
+def context_env_holon_name(tmp: Path) -> Setup:
+    return task_with(tmp, context={"env": {"HOLON_OUTPUT_DIR": "/elsewhere"}})
+
+
+@refusal("invalid_spec")
+def context_env_bad_names(tmp: Path) -> Setup:
+    return task_with_spec(tmp, SPEC_HEAD + "goal: x\ncontext:\n  env: {1: x}\n  pass_env: [2]\n")
+
+
+@refusal("invalid_spec")
+def context_env_not_a_mapping(tmp: Path) -> Setup:
+    text = SPEC_HEAD + "goal: x\ncontext:\n  env: [A]\n  pass_env: GITHUB_TOKEN\n"
+    return task_with_spec(tmp, text)
+
+
+@refusal("invalid_spec")
+def context_env_value_not_text(tmp: Path) -> Setup:
+    return task_with(tmp, context={"env": {"RETRIES": 3}})
+
+
+@refusal("invalid_spec")
+def pass_env_bad_names(tmp: Path) -> Setup:
+    return task_with(tmp, context={"pass_env": ["9bad", "HOLON_X", "PATH"]})
+
+
+# --- unknown_engine, plugin_error
+
+
+@refusal("unknown_engine")
+def engine_flag_unknown(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.engine = "nosuch"
+    return setup
+
+
+@refusal("unknown_engine")
+def engine_in_spec_unknown(tmp: Path) -> Setup:
+    setup = task_with(tmp, engine={"name": "nosuch"})
+    setup.engine = None
+    return setup
+
+
+@refusal("plugin_error")
+def plugin_module_missing(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.env = {"HOLON_PLUGINS": "no_such_holon_plugin_module"}
+    return setup
+
+
+# --- preflight: the workspace, the engine binary, credentials
+
+
+@refusal("invalid_input")
+def workspace_missing(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.args = ["--workspace", str(tmp / "no-workspace")]
+    return setup
+
+
+@refusal("engine_missing")
+def engine_binary_missing(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.engine = "claude"
+    setup.env = {"HOLON_CLAUDE_BIN": str(tmp / "no-claude"), "ANTHROPIC_API_KEY": "sk-test-x"}
+    return setup
+
+
+@refusal("missing_credentials")
+def credentials_missing(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.engine = "claude"
+    return setup
+
+
+# --- invalid_skill (tests/skills/test_refusals.py, tests/test_agent_bad_input.py)
+
+
+@refusal("invalid_skill")
+def skill_flag_missing(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.args = ["--skill", str(tmp / "no-such-skill")]
+    return setup
+
+
+@refusal("invalid_skill")
+def skill_named_in_spec_missing(tmp: Path) -> Setup:
+    return task_with(tmp, metadata={"name": "t", "skills": ["no-such-skill"]})
+
+
+@refusal("invalid_skill")
+def skill_front_matter_broken(tmp: Path) -> Setup:
+    skill = skill_dir(tmp / "skills", "bad-skill")
+    (skill / "SKILL.md").write_text("---\nname: [bad-skill\n---\nbody\n", encoding="utf-8")
+    setup = task_with(tmp)
+    setup.args = ["--skill", str(skill)]
+    return setup
+
+
+@refusal("invalid_skill")
+def skill_oversize_file(tmp: Path) -> Setup:
+    skill = skill_dir(tmp / "skills", "big-skill")
+    (skill / "big.bin").write_bytes(b"x" * (256 * 1024 + 1))
+    setup = task_with(tmp)
+    setup.args = ["--skill", str(skill)]
+    return setup
+
+
+@refusal("invalid_skill")
+def skill_links_out(tmp: Path) -> Setup:
+    skill = skill_dir(tmp / "skills", "linky")
+    (tmp / "secret.txt").write_text("secret\n", encoding="utf-8")
+    (skill / "notes.md").symlink_to(tmp / "secret.txt")
+    setup = task_with(tmp)
+    setup.args = ["--skill", str(skill)]
+    return setup
+
+
+@refusal("invalid_skill")
+def skill_name_alias_bomb(tmp: Path) -> Setup:
+    skill = tmp / "skills" / "bomb"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(f"---\n{BOMB}\nname: *i\ndescription: d\n---\nbody\n")
+    setup = task_with(tmp)
+    setup.args = ["--skill", str(skill)]
+    return setup
+
+
+@refusal("invalid_skill")
+def skill_not_utf8(tmp: Path) -> Setup:
+    skill = tmp / "skills" / "latin"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_bytes(b"---\nname: latin\ndescription: caf\xe9\n---\nbody\n")
+    setup = task_with(tmp)
+    setup.args = ["--skill", str(skill)]
+    return setup
+
+
+@refusal("invalid_skill")
+def workspace_layer_skill_bad_name(tmp: Path) -> Setup:
+    files: dict[str, str | bytes] = {
+        ".holon/skills/bad/SKILL.md": "---\nname: Bad_Name\ndescription: d\n---\nb\n"
+    }
+    return Setup(make_task(tmp / "t", files=files, replay=WRITE))
+
+
+@refusal("invalid_skill")
+def native_skill_folder_bad_skill(tmp: Path) -> Setup:
+    files: dict[str, str | bytes] = {
+        ".claude/skills/bad/SKILL.md": "---\nname: Bad_Name\ndescription: d\n---\nb\n"
+    }
+    setup = Setup(make_task(tmp / "t", files=files, replay=WRITE), engine="claude")
+    setup.env = {"ANTHROPIC_API_KEY": "sk-test-parity-0001"}
+    return setup
+
+
+# --- invalid_input: what the prompt needs
+
+
+@refusal("invalid_input")
+def context_file_missing(tmp: Path) -> Setup:
+    return task_with(tmp, context={"files": ["no-such-notes.md"]})
+
+
+# --- preflight_failed: variables (tests/skills_runtime/)
+
+
+@refusal("preflight_failed")
+def pass_env_not_set(tmp: Path) -> Setup:
+    return task_with(tmp, context={"pass_env": ["SPEC_ONLY_PHRASE"]})
+
+
+@refusal("preflight_failed")
+def skill_requires_unset_variable(tmp: Path) -> Setup:
+    skill = skill_dir(tmp / "skills", "needs-token", "requires:\n  env: [DEPLOY_PHRASE]\n")
+    setup = task_with(tmp)
+    setup.args = ["--skill", str(skill)]
+    return setup
+
+
+@refusal("preflight_failed")
+def skill_requires_home(tmp: Path) -> Setup:
+    skill = skill_dir(tmp / "skills", "homey", "requires:\n  env: [HOME, HOLON_OUTPUT_DIR]\n")
+    setup = task_with(tmp)
+    setup.args = ["--skill", str(skill)]
+    setup.env = {"HOME": str(tmp / "real-home"), "HOLON_OUTPUT_DIR": "/elsewhere"}
+    return setup
+
+
+@refusal("preflight_failed")
+def workspace_skill_variable_not_passed(tmp: Path) -> Setup:
+    files: dict[str, str | bytes] = {
+        ".holon/skills/greedy/SKILL.md": "---\nname: greedy\ndescription: d\n"
+        "requires:\n  env: [CLOUD_KEY]\n---\nb\n"
+    }
+    setup = Setup(make_task(tmp / "t", files=files, replay=WRITE))
+    setup.env = {"CLOUD_KEY": "cloud-key-4417-heron"}
+    return setup
+
+
+@refusal("preflight_failed")
+def context_env_owned_by_the_adapter(tmp: Path) -> Setup:
+    setup = task_with(tmp, context={"env": {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}})
+    setup.engine = "claude"
+    setup.env = {"ANTHROPIC_API_KEY": "sk-test-parity-0002"}
+    return setup
+
+
+# --- the output dir (no manifest on either path)
+
+
+@refusal(None)
+def output_inside_the_workspace(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.args = ["--output", str(setup.task.workspace)]
+    return setup
+
+
+@refusal(None)
+def output_not_writable(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    (tmp / "a-file").write_text("not a dir", encoding="utf-8")
+    setup.args = ["--output", str(tmp / "a-file" / "out")]
+    return setup
+
+
+@refusal(None)
+def output_holds_a_users_files(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    (setup.task.output / "notes.txt").write_text("the user's\n", encoding="utf-8")
+    return setup
