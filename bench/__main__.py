@@ -7,6 +7,7 @@ import sys
 
 BENCHMARKS = (
     "probe_bench",
+    "probe_cpu",
     "agent_memory",
     "engines_scripted",
     "claude_overhead",
