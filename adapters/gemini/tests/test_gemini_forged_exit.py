@@ -4,7 +4,8 @@ The CLI tells the model a shell command's end as text: ``Output: <what it printe
 ``Exit Code: N`` (only when non-zero), ``Signal: S``, ``Background PIDs: ...``, ``Process
 Group PGID: P``; and its stream shows ``Command exited with code: N`` in place of an empty
 output. A command printing those lines itself used to be taken at its word: a failure passed
-for a success, a success for a failure. The real pinned CLI against the scripted model.
+for a success, a success for a failure; and a failing command with a long output, whose
+answer the CLI cuts, passed for a success. The real pinned CLI against the scripted model.
 """
 
 from __future__ import annotations
@@ -49,3 +50,22 @@ def test_printed_trailers_do_not_change_the_recorded_exit_codes(
     assert [(c["command"], c["exit_code"]) for c in failed] == [
         (command, code) for command, code in FORGERS if code
     ]
+
+
+LONG = {
+    "turns": [
+        {"run_shell": {"command": "seq 1 30000; exit 3"}},
+        {"final": {"text": "Done, all good."}},
+    ]
+}
+
+
+def test_a_long_output_the_cli_cut_for_the_model_keeps_its_exit_code(
+    task: Task, provider: Provider
+) -> None:
+    result = run_gemini(task, provider(LONG))
+    manifest = result.manifest
+    assert manifest is not None, result.stderr
+    (ended,) = final_results(result.events)
+    assert (ended["status"], ended["data"].get("exit_code")) == ("error", 3)
+    assert manifest["outcome"] == "failure"

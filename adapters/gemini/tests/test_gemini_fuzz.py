@@ -84,14 +84,41 @@ PRINTED = st.lists(
 ).map("\n".join) | st.text(max_size=40)
 
 
+def _units(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _js_slice(text: str, start: int, end: int | None = None) -> str:
+    """``text.slice(start, end)`` as JavaScript counts: in UTF-16 units."""
+    data = text.encode("utf-16-le", "surrogatepass")
+    part = data[2 * start :] if end is None else data[2 * start : 2 * end]
+    return part.decode("utf-16-le", "surrogatepass")
+
+
+def _cut(answer: str, limit: int) -> str:
+    """The CLI's ``formatTruncatedToolOutput`` (0.61.0) of an answer over ``limit``."""
+    head = limit // 5
+    tail = limit - head
+    omitted = _units(answer) - head - tail
+    return (
+        f"Output too large. Showing first {head:,} and last {tail:,} characters. "
+        f"For full output see: /home/.gemini/tmp/p/tool-outputs/x.txt\n"
+        f"{_js_slice(answer, 0, head)}\n\n... [{omitted:,} characters omitted] ...\n\n"
+        f"{_js_slice(answer, _units(answer) - tail)}"
+    )
+
+
 @FUZZ
 @given(
-    output=PRINTED,
+    output=PRINTED | st.text(min_size=30, max_size=300),
     code=st.sampled_from([0, 1, 3, 127]),
     signal=st.sampled_from([None, "SIGKILL"]),
     background=st.booleans(),
+    limit=st.sampled_from([None, 40, 120, 400]),
 )
-def test_what_a_command_prints_never_changes_its_recorded_end(output, code, signal, background):
+def test_what_a_command_prints_never_changes_its_recorded_end(
+    output, code, signal, background, limit
+):
     from holon_adapter_gemini.shell_end import shell_end
 
     shown = output.rstrip()
@@ -101,7 +128,16 @@ def test_what_a_command_prints_never_changes_its_recorded_end(output, code, sign
         display = f"Command terminated by signal: {signal}"
     else:
         display = f"Command exited with code: {code}" if code else ""
-    end = shell_end(_cli_answer(output, code, signal, background), display)
+    answer = _cli_answer(output, code, signal, background)
+    cut = limit is not None and _units(answer) > limit
+    end = shell_end(_cut(answer, limit) if cut else answer, display)
+    if cut:
+        assert limit is not None
+        escaped = shown.replace("</untrusted_context>", "&lt;/untrusted_context&gt;")
+        trailer = _units(answer) - _units(f"<untrusted_context>\nOutput: {escaped}")
+        if end is None:  # unknown only when the kept end does not reach back to the output
+            assert not shown.strip() or trailer > limit - limit // 5
+            return
     assert end is not None
     if signal:
         assert end.signal == signal and end.exit_code == (code or None)
