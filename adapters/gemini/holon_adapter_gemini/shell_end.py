@@ -136,6 +136,7 @@ def _units(text: str) -> bytes:
 
 
 def _number(text: str) -> int | None:
-    """A count as ``toLocaleString`` wrote it (``40,000``, ``40.000``, ``40 000``)."""
+    """A count as ``toLocaleString`` wrote it (``40,000``, ``40.000``); None past 12 digits
+    (the log is the engine's to write: no int of thousands of digits from it)."""
     digits = re.sub(r"\D", "", text)
-    return int(digits) if digits else None
+    return int(digits) if 0 < len(digits) <= 12 else None

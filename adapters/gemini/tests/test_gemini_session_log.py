@@ -117,3 +117,12 @@ def test_an_output_that_is_not_known_gives_no_end() -> None:
     assert shell_end(answer, "") is None  # a blank output cannot start with "x"
     assert shell_end("Output: x\nExit Code: 3\nnot the CLI's", "x") is None
     assert shell_end("Output:   \nExit Code: 2\nProcess Group PGID: 9", "") == ShellEnd(2)
+
+
+def test_a_cut_answer_with_absurd_counts_is_unknown_not_an_error() -> None:
+    digits = "9" * 5000  # more digits than int() takes from a string
+    see = "characters. For full output see: f\n"
+    cut = f"Output too large. Showing first {digits} and last 5 {see}"
+    assert shell_end(cut + "x\n\n... [1 characters omitted] ...\n\nabcde", "x") is None
+    cut = f"Output too large. Showing first 1 and last 5 {see}"
+    assert shell_end(cut + f"x\n\n... [{digits} characters omitted] ...\n\nabcde", "x") is None
