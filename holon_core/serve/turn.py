@@ -44,7 +44,13 @@ from holon_core.serve.protocol import (
     response_object,
     usage_object,
 )
-from holon_core.serve.store import TRANSCRIPT_TURNS, Store, render_transcript, write_atomic
+from holon_core.serve.store import (
+    TRANSCRIPT_TURNS,
+    UNFINISHED,
+    Store,
+    render_transcript,
+    write_atomic,
+)
 from holon_core.serve.stream import Sink, TurnStream
 
 
@@ -73,6 +79,8 @@ class Turn:
     #: status ``queued``, ``response.queued``): first in ``events.ndjson``, and the turn's
     #: own stream goes on from them (its ``response.created`` is not sent twice).
     prelude: list[dict[str, Any]] = field(default_factory=list)
+    #: The status of the record serve stored before the turn ran (``save_unrun``), if any.
+    stored: str | None = None
 
 
 @dataclass
@@ -245,7 +253,8 @@ def _run(session: Session, turn: Turn, sink: Sink) -> None:
         return response_snapshot(turn, status, model, list(stream.output), warnings, **extra)
 
     first = snapshot("in_progress")
-    _save(session, turn, first, report_session=None, output_text="", durable=False)
+    if turn.stored != "in_progress":  # serve stores it when the turn starts at once
+        _save(session, turn, first, report_session=None, output_text="", durable=False)
     stream.lifecycle("created", first)
     stream.lifecycle("in_progress", first)
     decision, report = _run_pipeline(session, turn, stream)
@@ -307,12 +316,15 @@ def response_snapshot(
 
 
 def save_unrun(session: Session, turn: Turn, status: str, **extra: Any) -> dict[str, Any]:
-    """Store the response of a turn that has not run: ``queued``, or one taken out of the
-    queue before it started (``failed``, with ``error`` and ``holon`` saying why)."""
+    """Store the response of a turn that has not run: ``queued``, ``in_progress`` (about to
+    start), or taken out of the queue before it started (``failed``, with ``error`` and
+    ``holon`` saying why; only this final record is flushed to disk)."""
     warnings = [turn.model.warning] if turn.model.warning else []
     model = turn.model.model or session.engine.name
     response = response_snapshot(turn, status, model, [], warnings, **extra)
-    _save(session, turn, response, report_session=None, output_text="", durable=status != "queued")
+    durable = status not in UNFINISHED
+    _save(session, turn, response, report_session=None, output_text="", durable=durable)
+    turn.stored = status
     return response
 
 
@@ -320,12 +332,14 @@ def _run_pipeline(session: Session, turn: Turn, stream: TurnStream) -> tuple[Dec
     try:
         if turn.isolated:
             _copy_workspace(turn)
+        folder = turn.input_dir / attachments.DIR_NAME
+        if turn.request.earlier_attachments:
+            attachments.write_all(turn.request.earlier_attachments, folder, allow_fetch=False)
+            _name_earlier_files(turn)
         if turn.history:
             write_atomic(turn.output_dir / "transcript.md", turn.history + "\n", durable=False)
         files = attachments.write_all(
-            turn.request.attachments,
-            turn.input_dir / attachments.DIR_NAME,
-            allow_fetch=session.allow_fetch,
+            turn.request.attachments, folder, allow_fetch=session.allow_fetch
         )
     except attachments.AttachmentError as exc:
         return Decision("failure", "invalid_input", f"cannot prepare the turn: {exc}"), None
@@ -364,6 +378,18 @@ def _run_pipeline(session: Session, turn: Turn, stream: TurnStream) -> tuple[Dec
         why = f"holon-agent refused the output dir {turn.output_dir} (see its stderr)"
         return Decision("failure", "invalid_input", why), None
     return result.decision, result.report
+
+
+def _name_earlier_files(turn: Turn) -> None:
+    """The history names where its files were written (in order; URLs stay as they are)."""
+    written = iter(str(a.path) for a in turn.request.earlier_attachments)
+    for record in turn.request.history:
+        names = record.get("attachments") or []
+        record["attachments"] = [
+            name if name.startswith(("http://", "https://")) else next(written, name)
+            for name in names
+        ]
+    turn.history = render_transcript(turn.request.history)
 
 
 def _model_used(turn: Turn) -> str | None:
@@ -422,6 +448,7 @@ def _save(
             "engine_session_id": report_session,
             "input_text": turn.request.input_text,
             "history": turn.request.history[-TRANSCRIPT_TURNS:],  # what a chain renders
+            "attachments": [str(a.path) for a in turn.request.attachments if a.path],
             "output_text": output_text,
             "workspace": str(turn.workspace),
             "output_dir": str(turn.output_dir),
