@@ -9,14 +9,17 @@ an image's content type against its bytes, a URL when fetching is off. Fetching 
 there fails the turn.
 
 Caps (a request's whole body is also capped, at 8 MiB, by the app): at most
-:data:`MAX_ATTACHMENTS` parts, :data:`MAX_ATTACHMENT_BYTES` each, :data:`MAX_TOTAL_BYTES`
-together (fetched ones included); a fetch gives up after :data:`FETCH_TIMEOUT` seconds.
+:data:`MAX_ATTACHMENTS` parts in this turn's message, :data:`MAX_ATTACHMENT_BYTES` each,
+:data:`MAX_TOTAL_BYTES` together (fetched ones included), :data:`MAX_REQUEST_ATTACHMENTS` in
+the whole input (a stateless client resends the earlier turns' files: they are written too,
+so the history can name them); a fetch gives up after :data:`FETCH_TIMEOUT` seconds.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import mimetypes
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +30,7 @@ import httpx
 from holon_core.serve.protocol import RequestError
 
 MAX_ATTACHMENTS = 16
+MAX_REQUEST_ATTACHMENTS = 64
 MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024
 MAX_TOTAL_BYTES = 20 * 1024 * 1024
 FETCH_TIMEOUT = 10.0
@@ -54,6 +58,8 @@ class Attachment:
     data: bytes | None = None
     url: str | None = None
     media_type: str | None = None
+    #: Where :func:`write_all` wrote it.
+    path: Path | None = None
 
     def describe(self, path: Path) -> str:
         size = len(self.data) if self.data is not None else 0
@@ -90,13 +96,11 @@ def file_part(part: dict[str, Any], where: str, number: int) -> Attachment:
     data, url = part.get("file_data"), part.get("file_url")
     if isinstance(data, str) and data:
         if data.startswith("data:"):
-            media, raw = _data_url(data, f"{where}.file_data")
-            return Attachment("file", name, where, raw, None, media or None)
+            return _inline_file(data, name, bool(filename), f"{where}.file_data", where)
         return Attachment("file", name, where, _b64(data, f"{where}.file_data"))
     if isinstance(url, str) and url:
         if url.startswith("data:"):
-            media, raw = _data_url(url, f"{where}.file_url")
-            return Attachment("file", name, where, raw, None, media or None)
+            return _inline_file(url, name, bool(filename), f"{where}.file_url", where)
         if _is_http(url):
             return Attachment("file", name, where, url=url)
         raise RequestError(
@@ -109,13 +113,29 @@ def file_part(part: dict[str, Any], where: str, number: int) -> Attachment:
     )
 
 
-def check_counts(attachments: list[Attachment]) -> None:
-    """The request's caps on the number and total size of its parts (400 naming the part)."""
+def _inline_file(url: str, name: str, named: bool, param: str, where: str) -> Attachment:
+    """A file from a data URL; unnamed, it gets the extension of its media type."""
+    media, raw = _data_url(url, param)
+    extension = mimetypes.guess_extension(media) if media and not named else None
+    return Attachment("file", name + (extension or ""), where, raw, None, media or None)
+
+
+def check_counts(attachments: list[Attachment], every: int) -> None:
+    """The caps on this turn's parts (number, total size) and on the ``every`` parts of the
+    whole input; 400 naming the part."""
+    if every > MAX_REQUEST_ATTACHMENTS:
+        raise RequestError(
+            400,
+            f"input: at most {MAX_REQUEST_ATTACHMENTS} images and files in a request's whole "
+            "input (earlier turns included)",
+            param="input",
+            code="too_many_attachments",
+        )
     if len(attachments) > MAX_ATTACHMENTS:
         extra = attachments[MAX_ATTACHMENTS]
         raise RequestError(
             400,
-            f"{extra.param}: at most {MAX_ATTACHMENTS} images and files a request",
+            f"{extra.param}: at most {MAX_ATTACHMENTS} images and files a turn",
             param=extra.param,
             code="too_many_attachments",
         )
@@ -176,6 +196,7 @@ def write_all(attachments: list[Attachment], directory: Path, *, allow_fetch: bo
         path = _free_path(directory, item.name)
         with path.open("xb") as handle:  # never through a planted link: a new file only
             handle.write(item.data or b"")
+        item.path = path
         lines.append(item.describe(path))
     return lines
 

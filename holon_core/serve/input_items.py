@@ -9,7 +9,9 @@ tool calls echoed back). Reading it:
 - the user messages after the last assistant-side item (message, tool call or output) are
   this turn's task, with their images and files (:mod:`holon_core.serve.attachments`);
 - everything before is the history: one exchange per run of user messages and the
-  assistant-side items that answered them, rendered like the transcript of stored turns;
+  assistant-side items that answered them, rendered like the transcript of stored turns.
+  Its inline images and files are written with this turn's (``earlier``), and the history
+  names where (``attachments`` of its records; a URL is named, not fetched again);
 - ``reasoning`` items are skipped (their content is the model's, not the conversation's);
   item references and compaction items are refused (holon cannot resolve them).
 
@@ -36,10 +38,13 @@ class ParsedInput:
     """What ``input`` holds, sorted by where it goes."""
 
     text: str
-    #: Earlier exchanges, as store records: ``{"input_text": ..., "output_text": ...}``.
-    history: list[dict[str, str]] = field(default_factory=list)
+    #: Earlier exchanges, as store records: ``{"input_text", "output_text", "attachments"}``
+    #: (the names of the exchange's files, made paths when they are written).
+    history: list[dict[str, Any]] = field(default_factory=list)
     system: list[str] = field(default_factory=list)
     attachments: list[att.Attachment] = field(default_factory=list)
+    #: The history's inline files, written beside this turn's.
+    earlier: list[att.Attachment] = field(default_factory=list)
 
 
 @dataclass
@@ -80,12 +85,15 @@ def parse_items(items: list[Any]) -> ParsedInput:
             "(earlier assistant messages and tool items are its history)",
             param="input",
         )
-    att.check_counts(current.attachments)
+    earlier = [a for exchange in done for a in exchange.attachments]
+    att.check_counts(current.attachments, len(earlier) + len(current.attachments))
     text = "\n\n".join(t for t in current.user if t)
     if not text.strip() and not current.attachments:
         raise RequestError(400, "input holds no text; say what the engine should do", param="input")
     history = [_record(exchange) for exchange in done]
-    return ParsedInput(text, history, [s for s in system if s.strip()], current.attachments)
+    system = [s for s in system if s.strip()]
+    inline = [a for a in earlier if a.url is None]
+    return ParsedInput(text, history, system, current.attachments, inline)
 
 
 def _kind(item: object, where: str) -> tuple[str, str | None]:
@@ -201,9 +209,11 @@ def _tool_line(item: dict[str, Any], kind: str, where: str) -> str:
     return f"(tool output: {output})"
 
 
-def _record(exchange: _Exchange) -> dict[str, str]:
-    user = "\n\n".join(t for t in exchange.user if t)
-    names = [f"[{a.kind} attached: {a.name}]" for a in exchange.attachments]
-    if names:  # earlier turns' files are not written again; the history says they were there
-        user = "\n".join([user, *names]).strip()
-    return {"input_text": user, "output_text": "\n\n".join(t for t in exchange.assistant if t)}
+def _record(exchange: _Exchange) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "input_text": "\n\n".join(t for t in exchange.user if t),
+        "output_text": "\n\n".join(t for t in exchange.assistant if t),
+    }
+    if exchange.attachments:
+        record["attachments"] = [a.url or a.name for a in exchange.attachments]
+    return record

@@ -97,11 +97,13 @@ class TurnRequest:
     output_dir: str | None = None
     workspace: Literal["shared", "isolated"] | None = None
     #: Earlier turns the input carried (stateless history), oldest first, as store records.
-    history: list[dict[str, str]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
     #: Text of the input's system and developer messages, for the system prompt.
     system: list[str] = field(default_factory=list)
     #: This turn's images and files (``holon_core.serve.attachments.Attachment``).
     attachments: list[Any] = field(default_factory=list)
+    #: The history's inline images and files, written with this turn's.
+    earlier_attachments: list[Any] = field(default_factory=list)
 
     @property
     def system_prompt(self) -> str:
@@ -183,6 +185,7 @@ def parse_request(body: object) -> TurnRequest:
         history=parsed.history,
         system=parsed.system,
         attachments=parsed.attachments,
+        earlier_attachments=parsed.earlier,
     )
 
 

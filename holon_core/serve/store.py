@@ -118,8 +118,13 @@ def render_transcript(records: list[dict[str, Any]]) -> str:
     """Earlier turns as prompt text, for an engine that cannot resume its own session."""
     blocks = []
     for number, record in enumerate(records, 1):
+        user = str(record.get("input_text", "")).strip()
+        files = record.get("attachments")
+        if isinstance(files, list) and files:  # where the turn's images and files are
+            named = [f"(attached: {f})" for f in files if isinstance(f, str)]
+            user = "\n\n".join([user, *named]).strip()
         blocks.append(
-            f"## Turn {number}\n\n### User\n\n{record.get('input_text', '').strip()}\n\n"
+            f"## Turn {number}\n\n### User\n\n{user}\n\n"
             f"### Assistant\n\n{record.get('output_text', '').strip() or '(no text)'}"
         )
     body = "\n\n".join(blocks)

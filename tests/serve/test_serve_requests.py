@@ -199,6 +199,38 @@ def test_images_and_files_are_written_to_the_input_dir_and_named_to_the_engine(s
     assert str(folder / "data.csv") in task and str(folder / "hidden") in task
 
 
+def test_earlier_turns_files_stay_visible_in_the_history(serve):
+    """A stateless client resends turn 1's image with the history: it is written again and
+    the history names where; a turn continued by id names the earlier turn's own copy."""
+    csv = "data:text/csv;base64," + base64.b64encode(b"a,b\n").decode()
+    first_content = [
+        {"type": "input_text", "text": "Keep these."},
+        {"type": "input_image", "image_url": PNG_URL},
+        {"type": "input_file", "file_data": csv},
+    ]
+    serve.script("fm1", [{"say": "kept"}])
+    first = serve.client.create(
+        [{"role": "user", "content": first_content}], holon={"turn_id": "fm1"}
+    )
+    kept = serve.input / "turns" / "fm1" / "attachments"
+    assert sorted(p.name for p in kept.iterdir()) == ["file-1.csv", "image-1.png"]
+
+    serve.script("fm2", [SHOW, {"say": "it was a heart"}])
+    history = [{"role": "user", "content": first_content}, *first["output"], user("What was it?")]
+    serve.client.create(history, holon={"turn_id": "fm2"})
+    folder = serve.input / "turns" / "fm2" / "attachments"
+    assert (folder / "image-1.png").read_bytes() == PNG
+    earlier, task = seen(serve, "fm2").split("# This turn", 1)
+    assert f"(attached: {folder / 'image-1.png'})" in earlier
+    assert f"(attached: {folder / 'file-1.csv'})" in earlier
+    assert "attachments" not in task
+
+    serve.script("fm3", [{"say": "still a heart"}])
+    serve.client.create("And now?", previous_response_id=first["id"], holon={"turn_id": "fm3"})
+    transcript = (serve.turn_dir("fm3") / "transcript.md").read_text()
+    assert f"(attached: {kept / 'image-1.png'})" in transcript
+
+
 def test_attachments_are_never_written_through_a_link(serve, tmp_path):
     serve.script("lnk", [{"say": "never"}])
     (serve.input / "turns" / "lnk" / "attachments").symlink_to(tmp_path)
@@ -217,7 +249,13 @@ def test_attachments_over_the_caps_or_of_the_wrong_kind_are_refused(serve):
     big = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"0" * MAX_ATTACHMENT_BYTES).decode()
     text_as_png = "data:image/png;base64," + base64.b64encode(b"not an image").decode()
     svg = "data:image/svg+xml;base64," + base64.b64encode(b"<svg/>").decode()
+    many = [{"role": "user", "content": [image] * 40}, {"role": "assistant", "content": "ok"}]
     cases = [
+        (
+            {"input": [*many, {"role": "user", "content": [image] * 25}]},
+            "too_many_attachments",
+            "input",
+        ),
         (
             parts(*[image] * (MAX_ATTACHMENTS + 1)),
             "too_many_attachments",
