@@ -7,12 +7,14 @@ amended after the run (Gemini's exit codes), a failed command, a call left unans
 
 from __future__ import annotations
 
+from typing import Any
+
 from holon_core.events import Event
 from holon_core.serve.stream import TurnStream
 
 
-def _stream() -> tuple[TurnStream, list[dict]]:
-    sent: list[dict] = []
+def _stream() -> tuple[TurnStream, list[dict[str, Any]]]:
+    sent: list[dict[str, Any]] = []
     return TurnStream(sent.append, redact=lambda text: text.replace("s3cret", "[REDACTED]")), sent
 
 
