@@ -29,12 +29,16 @@ START_TIMEOUT = 30.0
 
 
 class ServeClientError(Exception):
-    """The server answered with an Open Responses error object."""
+    """The server answered with an Open Responses error object; ``retry_after``: the seconds
+    a full queue (429) asks to wait, from its ``Retry-After`` header."""
 
-    def __init__(self, status: int, error: dict[str, Any]) -> None:
+    def __init__(
+        self, status: int, error: dict[str, Any], *, retry_after: int | None = None
+    ) -> None:
         super().__init__(f"HTTP {status}: {error.get('message', error)}")
         self.status = status
         self.error = error
+        self.retry_after = retry_after
 
 
 class ServeClient:
@@ -90,7 +94,12 @@ class ServeClient:
     def _json(response: httpx.Response) -> dict[str, Any]:
         data = response.json()
         if response.status_code >= 400:
-            raise ServeClientError(response.status_code, data.get("error", data))
+            wait = response.headers.get("retry-after", "")
+            raise ServeClientError(
+                response.status_code,
+                data.get("error", data),
+                retry_after=int(wait) if wait.isdigit() else None,
+            )
         if not isinstance(data, dict):
             raise ServeClientError(response.status_code, {"message": "not a JSON object"})
         return data

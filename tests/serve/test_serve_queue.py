@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from holon_core.serve.client import parse_sse
+from holon_core.serve.client import ServeClientError, parse_sse
 
 from .conftest import Serve, start, stop_quietly
 
@@ -153,6 +153,11 @@ def test_a_full_queue_answers_429_with_retry_after(server, check_open_responses)
     error = full.json()["error"]
     assert error["type"] == "too_many_requests" and error["code"] == "queue_full"
     assert "--max-queued" in error["message"]
+    with pytest.raises(ServeClientError) as refused:
+        server.client.create("four", holon={"turn_id": "f4"})
+    assert refused.value.status == 429 and refused.value.retry_after == int(
+        full.headers["retry-after"]
+    )
     gate.touch()
     assert second.finish()[-1]["response"]["status"] == "completed"
     assert first.finish()[-1]["response"]["status"] == "completed"
