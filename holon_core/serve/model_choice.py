@@ -60,7 +60,7 @@ def parse_model_map(pairs: Sequence[str]) -> dict[str, str]:
         if not sep or not client.strip() or not engine.strip():
             raise ModelMapError(
                 f"--model-map {pair!r} is not CLIENT=ENGINE",
-                hint="e.g. --model-map gpt-4o-mini=claude-sonnet-4-5 (repeat for more names)",
+                hint="e.g. --model-map gpt-4o-mini=ENGINE-MODEL (repeat for more names)",
             )
         mapping[client.strip()] = engine.strip()
     return mapping
