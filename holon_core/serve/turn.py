@@ -139,8 +139,7 @@ def plan_turn(session: Session, request: TurnRequest) -> Turn:
     isolated = session.isolate if request.workspace is None else request.workspace == "isolated"
     workspace, source = session.paths.workspace, None
     if isolated:
-        earlier = Path(str((previous or {}).get("workspace") or session.paths.workspace))
-        source = earlier if earlier.is_dir() else session.paths.workspace
+        source = _isolated_source(session, previous)
         workspace = session.store.session_dir(session_id) / "workspaces" / turn_id
     turn = Turn(
         request=request,
@@ -166,11 +165,15 @@ def plan_turn(session: Session, request: TurnRequest) -> Turn:
 
 
 def decide_continuation(session: Session, turn: Turn, previous: dict[str, Any]) -> None:
-    """Native resume or transcript, from the previous turn's stored record.
+    """Native resume or transcript (and an isolated turn's copy source), from the previous
+    turn's stored record.
 
     Serve decides again when a queued turn starts if its previous turn had not ended when
-    it was planned (the engine session it resumes is only known at the end).
+    it was planned (the engine session it resumes, and the workspace copy it leaves, exist
+    only then).
     """
+    if turn.isolated:
+        turn.workspace_source = _isolated_source(session, previous)
     engine_session = previous.get("engine_session_id")
     if session.engine.capabilities.resume and isinstance(engine_session, str):
         turn.continuation, turn.resume_session = "native", engine_session
@@ -179,6 +182,12 @@ def decide_continuation(session: Session, turn: Turn, previous: dict[str, Any]) 
         chain = session.store.chain(turn.request.previous_response_id or "")
         turn.continuation, turn.resume_session = "transcript", None
         turn.earlier_turns, turn.history = len(chain), render_transcript(chain)
+
+
+def _isolated_source(session: Session, previous: dict[str, Any] | None) -> Path:
+    """Where an isolated turn's copy comes from: the previous turn's, else the mounted one."""
+    earlier = Path(str((previous or {}).get("workspace") or session.paths.workspace))
+    return earlier if earlier.is_dir() else session.paths.workspace
 
 
 def _check_fetch(session: Session, request: TurnRequest) -> None:

@@ -303,3 +303,26 @@ def test_shutdown_lets_queued_turns_finish_and_sigterm_cancels_them(tmp_path):
         assert not serve.turn_dir("k2").exists()
     finally:
         stop_quietly(serve)
+
+
+def test_a_queued_isolated_turn_starts_from_its_previous_turns_copy(tmp_path):
+    serve = start(tmp_path)
+    try:
+        gate = _gated(serve, "g1")  # i1 and i2 wait behind it: i2 is planned before i1 runs
+        serve.script("i1", [{"write": {"path": "made.txt", "content": "by i1\n"}}])
+        serve.script("i2", [{"run": "cat made.txt"}])
+        ahead = Streamed(serve, {"input": "zero", "holon": {"turn_id": "g1"}})
+        ahead.first("response.in_progress")
+        isolated = {"workspace": "isolated"}
+        first = Streamed(serve, {"input": "one", "holon": {"turn_id": "i1", **isolated}})
+        first_id = first.first("response.queued")["response"]["id"]
+        body = {"input": "two", "previous_response_id": first_id}
+        second = Streamed(serve, {**body, "holon": {"turn_id": "i2", **isolated}})
+        second.first("response.queued")
+        gate.touch()
+        final = second.finish()[-1]["response"]
+        outputs = [item for item in final["output"] if item["type"] == "function_call_output"]
+        assert "by i1" in outputs[0]["output"]  # a copy of where turn i1 left it
+        assert not (serve.workspace / "made.txt").exists()
+    finally:
+        stop_quietly(serve)
