@@ -209,6 +209,9 @@ def test_a_queued_request_whose_client_leaves_never_runs(tmp_path):
 
 def test_cancel_takes_a_queued_response_out(server, check_open_responses):
     gate, first, second, second_id = _running_and_queued(server, "c1", "c2", NEVER)
+    with server.raw() as http:  # its turn id is taken, though its dir does not exist yet
+        again = http.post("/v1/responses", json={"input": "x", "holon": {"turn_id": "c2"}})
+    assert again.status_code == 409 and again.json()["error"]["code"] == "turn_exists"
     cancelled = server.client.cancel(second_id)
     assert cancelled["status"] == "failed" and cancelled["error"]["code"] == "cancelled"
     assert cancelled["holon"]["ran"] is False
