@@ -161,7 +161,8 @@ def admit_skills(
     """
     facts = found.facts
     if facts is None:
-        found.checks.append(Check("skills", False, "not checked: the spec does not load", "fix it"))
+        skipped = "not checked: the spec does not load"
+        found.checks.append(Check("skills", False, skipped, "fix the spec first"))
         return found
     from holon_core.skills import resolve_skills
 
