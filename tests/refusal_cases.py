@@ -415,6 +415,63 @@ def native_skill_folder_bad_skill(tmp: Path) -> Setup:
     return setup
 
 
+@refusal("invalid_skill")
+def skill_flags_share_a_name(tmp: Path) -> Setup:
+    one = skill_dir(tmp / "a", "twin")
+    two = skill_dir(tmp / "b", "twin")
+    setup = task_with(tmp)
+    setup.args = ["--skill", str(one), "--skill", str(two)]
+    return setup
+
+
+@refusal("invalid_skill")
+def native_skill_shares_a_staged_name(tmp: Path) -> Setup:
+    files: dict[str, str | bytes] = {
+        ".claude/skills/twin/SKILL.md": "---\nname: twin\ndescription: d\n---\nb\n"
+    }
+    setup = Setup(make_task(tmp / "t", files=files, replay=WRITE), engine="claude")
+    setup.args = ["--skill", str(skill_dir(tmp / "skills", "twin"))]
+    setup.env = {"ANTHROPIC_API_KEY": "sk-test-parity-0003"}
+    return setup
+
+
+def _archive(tmp: Path, members: dict[str, bytes]) -> tuple[Path, str]:
+    import hashlib
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    path = tmp / "packed.tar.gz"
+    path.write_bytes(buf.getvalue())
+    return path, hashlib.sha256(buf.getvalue()).hexdigest()
+
+
+PACKED = b"---\nname: packed\ndescription: Packed skill\nversion: 1.0.0\n---\nSteps.\n"
+
+
+@refusal("invalid_skill")
+def archive_pin_mismatch(tmp: Path) -> Setup:
+    path, _ = _archive(tmp, {"packed/SKILL.md": PACKED})
+    return task_with(tmp, metadata={"name": "t", "skills": [f"{path}#sha256={'0' * 64}"]})
+
+
+@refusal("invalid_skill")
+def archive_member_leaves_the_package(tmp: Path) -> Setup:
+    path, digest = _archive(tmp, {"packed/SKILL.md": PACKED, "../evil.txt": b"evil"})
+    return task_with(tmp, metadata={"name": "t", "skills": [f"{path}#sha256={digest}"]})
+
+
+@refusal("invalid_skill")
+def archive_without_a_pin(tmp: Path) -> Setup:
+    path, _ = _archive(tmp, {"packed/SKILL.md": PACKED})
+    return task_with(tmp, metadata={"name": "t", "skills": [f"{path}#sha256=abc"]})
+
+
 # --- invalid_input: what the prompt needs
 
 
