@@ -12,13 +12,16 @@ complete) and a ``function_call_output`` item with the same ``call_id`` when the
 (added and done; its ``output`` is the tool's text, cut to :data:`TOOL_OUTPUT_CHARS`). The
 schema's item union has no shell or hosted-tool item, and its output status has no
 ``failed``: holon's details travel in the output item's optional ``holon`` object
-(``status`` completed or failed, ``exit_code``, ``command``). A later, truer result of a call
-already answered (exit codes an engine reveals after the run) is a
-``holon:function_call_output.amended`` event carrying the item; retries and engine errors are
-``holon:engine_event`` events. Both are extension events as the spec defines them: the type
-prefixed with the ``holon`` slug, with ``type`` and ``sequence_number``; a client ignores them.
-The stream ends with ``response.completed`` (success), ``response.incomplete`` (needs human) or
-an ``error`` event followed by ``response.failed`` (failure, including a cancel).
+(``status`` completed or failed, ``exit_code``, ``command``).
+
+Only the spec's own events are sent. The spec allows slug-prefixed extension events, but the
+official compliance tester (and any client validating against the event union) rejects the
+whole stream for one: so a later, truer result of a call already answered (exit codes an
+engine reveals after the run) only updates the item in the response's ``output`` (the
+terminal event's snapshot and the stored response carry it), and the engine's retries and
+errors stay in the turn's evidence (``evidence/events.ndjson``). The stream ends with
+``response.completed`` (success), ``response.incomplete`` (needs human) or an ``error`` event
+followed by ``response.failed`` (failure, including a cancel).
 """
 
 from __future__ import annotations
@@ -71,9 +74,6 @@ class TurnStream:
             self._tool_call(event)
         elif event.type == "tool_result":
             self._tool_result(event)
-        elif event.type in ("retry", "error"):
-            detail = {"type": event.type, "text": event.text, "data": event.data}
-            self.emit({"type": "holon:engine_event", "event": self._clean(detail)})
 
     def _message(self, text: str) -> None:
         index, item_id = len(self.output), new_id("msg")
@@ -147,10 +147,7 @@ class TurnStream:
             },
         }
         if index is not None:  # a later, truer result (e.g. exit codes read after the run)
-            self.output[index] = item
-            self.emit(
-                {"type": "holon:function_call_output.amended", "output_index": index, "item": item}
-            )
+            self.output[index] = item  # the final response carries it; no event (see above)
             return
         index = len(self.output)
         self.output.append(item)
@@ -169,11 +166,6 @@ class TurnStream:
                 self.emit(
                     {"type": "response.output_item.done", "output_index": index, "item": item}
                 )
-
-    def _clean(self, value: dict[str, Any]) -> dict[str, Any]:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-        cleaned: dict[str, Any] = json.loads(self._redact(text))
-        return cleaned
 
 
 def _command(arguments: dict[str, Any]) -> str | None:
