@@ -337,8 +337,9 @@ def _start(state: ServeState, ticket: Ticket) -> None:
     def work() -> None:
         try:
             waiter.ready.wait()
-            if waiter.watcher is not None:
-                waiter.watcher.get_loop().call_soon_threadsafe(waiter.watcher.cancel)
+            if waiter.watcher is not None:  # no longer waiting: a client gone is no matter
+                with contextlib.suppress(RuntimeError):  # (the loop has closed)
+                    waiter.watcher.get_loop().call_soon_threadsafe(waiter.watcher.cancel)
             if waiter.decide_at_start:
                 previous = state.session.store.load(turn.request.previous_response_id or "")
                 if previous is not None:
