@@ -1,4 +1,5 @@
-"""``holon-agent serve`` flags: the one-shot path flags plus ``--socket`` and ``--isolate``."""
+"""``holon-agent serve`` flags: the one-shot path flags plus ``--socket``, ``--isolate`` and the
+queue's limits (``--max-concurrent``, ``--max-queued``)."""
 
 from __future__ import annotations
 
