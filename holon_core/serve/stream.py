@@ -101,7 +101,11 @@ class TurnStream:
     def _tool_call(self, event: Event) -> None:
         index, item_id = len(self.output), new_id("fc")
         call_id = str(event.tool_id or new_id("call"))
-        arguments = self._redact(json.dumps(event.data, ensure_ascii=False, default=str))
+        # the tool's own input where the adapter wraps it (``input``: Claude Code, Gemini CLI,
+        # OpenCode), so ``arguments`` is what the model sent; else holon's flat fields
+        given = event.data.get("input")
+        shown = given if isinstance(given, dict) else event.data
+        arguments = self._redact(json.dumps(shown, ensure_ascii=False, default=str))
         item = {
             "type": "function_call",
             "id": item_id,

@@ -8,6 +8,7 @@ engine's retry and error events (none reaches the stream).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from holon_core.events import Event
@@ -21,7 +22,7 @@ def _stream() -> tuple[TurnStream, list[dict[str, Any]]]:
 
 def test_a_failed_command_and_its_later_exit_code_stay_spec_items(check_open_responses):
     stream, sent = _stream()
-    args = {"args": {"command": "make test TOKEN=s3cret"}}
+    args = {"input": {"command": "make test TOKEN=s3cret"}}  # as Gemini's parser gives it
     stream.feed(Event("tool_call", tool="run_shell_command", tool_id="c1", data=args))
     stream.feed(Event("tool_result", tool_id="c1", status="error", data={"output": "boom"}))
     stream.feed(
@@ -63,6 +64,8 @@ def test_a_call_without_result_is_a_completed_call_and_nothing_else(check_open_r
     check_open_responses(sent)
     assert [item["type"] for item in stream.output] == ["function_call"]
     assert stream.output[0]["status"] == "completed"
+    # arguments: the tool's own input, as the model wrote it (not holon's wrapper around it)
+    assert json.loads(stream.output[0]["arguments"]) == {"command": "ls"}
 
 
 def test_engine_retries_and_errors_stay_out_of_the_stream(check_open_responses):
