@@ -17,7 +17,8 @@ def test_chat_starts_streams_continues_and_attaches(tmp_path):
     (workspace / "README.md").write_text("hi\n")
     script = tmp_path / "replay.yaml"
     script.write_text(
-        "- say: hello there\n- write: {path: note.txt, content: x}\n- run: grep -q absent README.md\n"
+        "- say: hello there\n- write: {path: note.txt, content: x}\n"
+        "- run: grep -q absent README.md\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLON_")}
     env["HOLON_REPLAY_SCRIPT"] = str(script)
