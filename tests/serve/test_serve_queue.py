@@ -93,7 +93,8 @@ def _until(predicate: Any, what: str) -> None:
 
 
 def _turn_record(serve: Serve, turn_id: str) -> dict[str, Any]:
-    return json.loads((serve.turn_dir(turn_id) / "turn.json").read_text())
+    record: dict[str, Any] = json.loads((serve.turn_dir(turn_id) / "turn.json").read_text())
+    return record
 
 
 def _queued_ids(serve: Serve) -> list[str]:

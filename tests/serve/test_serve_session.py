@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -155,7 +156,7 @@ def test_turns_wait_their_turn_and_a_cancel_is_recorded(serve, check_open_respon
                     break
             response_id = events[0]["response"]["id"]
             serve.script("meanwhile", [{"say": "my turn"}])
-            waiting: list[dict] = []
+            waiting: list[dict[str, Any]] = []
             meanwhile = threading.Thread(
                 target=lambda: waiting.append(
                     serve.client.create("meanwhile", holon={"turn_id": "meanwhile"})
@@ -242,5 +243,6 @@ def test_isolated_turns_work_on_copies_and_leave_the_workspace_alone(serve):
     assert record["workspace"]["path"] != str(serve.workspace)
 
 
-def _record(serve, turn_id: str) -> dict:
-    return json.loads((serve.turn_dir(turn_id) / "turn.json").read_text())
+def _record(serve, turn_id: str) -> dict[str, Any]:
+    record: dict[str, Any] = json.loads((serve.turn_dir(turn_id) / "turn.json").read_text())
+    return record
