@@ -13,13 +13,15 @@ import threading
 import time
 from typing import IO, Any
 
-from holon_core.agent.evidence_stream import EventBudget, RawLog
+from holon_core.agent.evidence_stream import EventBudget, RawLog, line_stream, redact_across
 from holon_core.events import Event
 from holon_core.files import HeldDir
 from holon_core.redact import Redactor
 
-#: Pending event lines are written once they pass this many characters (or a phase starts).
+#: Pending events are written once they pass about this many characters (or a phase starts).
 _EVENTS_BLOCK = 256 * 1024
+#: What an event's JSON adds to its text, for that estimate.
+_EVENT_OVERHEAD = 100
 
 
 class Evidence:
@@ -40,9 +42,11 @@ class Evidence:
         self._files: dict[str, IO[str]] = {}
         self._lock = threading.Lock()  # the run log may write from its attach thread
         self.events = EventBudget()
-        self._pending: list[str] = []  # event lines not yet written (one write per block)
+        self._pending: list[Event] = []  # events not yet written (one write per block)
         self._pending_chars = 0
         self._raw: dict[str, RawLog] = {}
+        #: Per output stream, its last line event: not written before the stream's next line.
+        self._held: dict[str, Event] = {}
 
     def _file(self, name: str) -> IO[str]:
         handle = self._files.get(name)
@@ -70,23 +74,44 @@ class Evidence:
                 self.write_error = exc
 
     def event(self, event: Event) -> Event:
+        """Number and time ``event`` and queue it for ``events.ndjson``.
+
+        An event holding one line of the engine's output is not written before that stream's
+        next line (nor anything after it, so the file keeps its order): a secret printed
+        across the two lines is then redacted in both (:func:`redact_across`), which
+        redacting each event alone would miss. A phase, the end, or a full block (the other
+        stream kept printing) writes it anyway.
+        """
         self._seq += 1
         event.seq = self._seq
         event.ts = time.monotonic() - self.started
-        for line in self.events.lines(event):
-            self._pending.append(line)
-            self._pending_chars += len(line)
+        self.events.cap(event)
+        stream = line_stream(event)
+        if stream is not None:
+            previous = self._held.pop(stream, None)
+            if previous is not None:
+                redact_across(previous, event, self.redact)
+            self._held[stream] = event
+        self._pending.append(event)
+        self._pending_chars += len(event.text or "") + _EVENT_OVERHEAD
         if event.type == "phase" or self._pending_chars > _EVENTS_BLOCK:
+            self._held.clear()
             self.flush_events()
         return event
 
     def flush_events(self) -> None:
-        """Write the pending event lines: one redaction and one write for the block."""
-        if self._pending:
-            block = "\n".join(self._pending)
-            self._pending.clear()
-            self._pending_chars = 0
-            self.write_line("events.ndjson", block)
+        """Write the pending events up to the first one held: one redaction and one write."""
+        held = [event.seq for event in self._held.values()]
+        pending = self._pending
+        stop = next((i for i, e in enumerate(pending) if e.seq in held), len(pending))
+        if not stop:
+            return
+        block = pending[:stop]
+        del pending[:stop]
+        self._pending_chars = sum(len(e.text or "") + _EVENT_OVERHEAD for e in self._pending)
+        lines = [line for event in block for line in self.events.lines(event)]
+        if lines:
+            self.write_line("events.ndjson", "\n".join(lines))
 
     def output(self, stream: str, chunk: bytes) -> None:
         """A chunk of the engine's raw ``stream`` (after its lines became events)."""
@@ -97,6 +122,7 @@ class Evidence:
             self._write(f"engine.{stream}.log", text)
 
     def _finish_streams(self) -> None:
+        self._held.clear()
         self.flush_events()
         for stream, log in self._raw.items():
             text = log.finish(self.redact)

@@ -13,6 +13,7 @@ import codecs
 from typing import TYPE_CHECKING, Any
 
 from holon_core.events import Event
+from holon_core.redact import REPLACEMENT
 
 if TYPE_CHECKING:
     from holon_core.redact import Redactor
@@ -36,11 +37,17 @@ _GIVE_UP_CHARS = 8 * LONG_LINE_CHARS
 _MAX_DEPTH = 32
 
 
+_CUT_MARK = " more characters cut by holon]"
+
+
 def _cut(text: str) -> str:
-    if len(text) <= EVENT_FIELD_CHARS:
+    """At most EVENT_FIELD_CHARS characters and a marker (a text already cut stays as is)."""
+    if len(text) <= EVENT_FIELD_CHARS or (
+        len(text) <= EVENT_FIELD_CHARS + 64 and text.endswith(_CUT_MARK)
+    ):
         return text
     dropped = len(text) - EVENT_FIELD_CHARS
-    return f"{text[:EVENT_FIELD_CHARS]}…[{dropped} more characters cut by holon]"
+    return f"{text[:EVENT_FIELD_CHARS]}…[{dropped}{_CUT_MARK}"
 
 
 def _cap_value(value: Any, depth: int = 0) -> Any:
@@ -98,11 +105,17 @@ class EventBudget:
         return [line]
 
     @staticmethod
-    def _serialize(event: Event) -> str:
+    def cap(event: Event) -> None:
+        """Cut the event's text fields to :data:`EVENT_FIELD_CHARS` (as it is recorded, and
+        before anyone else sees it); :meth:`lines` does it too, a second time changes nothing."""
         if event.text is not None:
             event.text = _cut(event.text)
         if event.data:
             event.data = _cap_value(event.data)
+
+    @classmethod
+    def _serialize(cls, event: Event) -> str:
+        cls.cap(event)
         line = event.to_json()
         if len(line) > EVENT_MAX_CHARS:
             event.data = {"cut_by_holon": f"{len(line)} characters of event data left out"}
@@ -181,3 +194,40 @@ def _safe_cut(text: str, redact: Redactor) -> tuple[str, str]:
     if len(text) > _GIVE_UP_CHARS:  # bounded memory: give up on a safe cut
         return whole, ""
     return "", text
+
+
+def line_stream(event: Event) -> str | None:
+    """The output stream whose one line ``event`` holds (a stderr line, or a stdout line that
+    was not JSON), else None."""
+    if event.type == "stderr":
+        return "stderr"
+    if event.type == "message" and event.data.get("unparsed") is True:
+        return "stdout"
+    return None
+
+
+def redact_across(first: Event, second: Event, redact: Redactor) -> None:
+    """Redact a secret printed over two consecutive lines that became two events.
+
+    Each event is redacted alone when written, which misses a value wrapped at the line
+    break; joined, the redactor finds it (line breaks inside a match are transparent). The
+    part before the break ends in the marker, the part after starts with it.
+    """
+    before, after = first.text or "", second.text or ""
+    if not before or not after:
+        return
+    joined = f"{before}\n{after}"
+    start = redact.safe_cut(joined, len(before), OVERLAP)
+    if start == len(before):
+        return  # nothing spans the break
+    first.text = before[:start] + REPLACEMENT
+    low, high = len(before) + 1, len(joined)  # the shortest text from start holding it
+    if not redact.find(joined[start:high]):
+        return  # a token shape, redacted in each event anyway
+    while low < high:
+        mid = (low + high) // 2
+        if redact.find(joined[start:mid]):
+            high = mid
+        else:
+            low = mid + 1
+    second.text = REPLACEMENT + after[high - len(before) - 1 :]

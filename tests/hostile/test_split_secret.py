@@ -8,10 +8,15 @@ by two separate writes used to land in two blocks, each redacted alone.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from holon_core.agent import evidence_stream
+from holon_core.agent.evidence import Evidence
 from holon_core.agent.evidence_stream import RawLog
+from holon_core.events import Event
+from holon_core.files import HeldDir
 from holon_core.redact import REPLACEMENT, Redactor
 from holon_core.testing import make_task
 
@@ -41,6 +46,11 @@ def test_a_secret_printed_in_two_writes_is_redacted_in_the_raw_log(tmp_path, fd,
     assert "ordinary output\n" in log
     assert not _rejoinable(log), log
     assert REPLACEMENT in log
+    # each printed line is also an event (stderr, or an unparsed stdout line): neither half
+    # is left in events.ndjson, where the two lines are two events redacted one by one
+    events = (task.output / "evidence" / "events.ndjson").read_text()
+    assert SECRET[:HALF] not in events and SECRET[HALF:] not in events
+    assert "ordinary output" in events
 
 
 def _fed(text: str, cuts: list[int], redact: Redactor) -> str:
@@ -87,3 +97,30 @@ def test_ordinary_output_is_not_changed_by_the_held_back_context():
     text = "".join(f"{n}\tsome output ☃ with unicode\r\n" for n in range(20_000)) + "no newline"
     cuts = list(range(1000, len(text.encode()), 777))
     assert _fed(text, cuts, redact) == text
+
+
+def test_line_events_of_one_stream_are_redacted_across_with_other_events_between(tmp_path):
+    """The engine's stdout events land between two stderr lines (the pipes are read apart):
+    the halves are still found, in both streams, and the file keeps the events' order."""
+    held = HeldDir.open(tmp_path)
+    evidence = Evidence(held, Redactor([SECRET]), started=0.0)
+    evidence.event(Event(type="stderr", text=f"key: {SECRET[:5]}"))
+    evidence.event(Event(type="tool_call", tool="run"))
+    evidence.output("stdout", b'{"type": "tool_call"}\n')
+    evidence.event(Event(type="stderr", text=f"  {SECRET[5:]} (end)"))
+    evidence.event(Event(type="message", text=f"[{SECRET[:20]}", data={"unparsed": True}))
+    evidence.event(Event(type="message", text=f"{SECRET[20:]}]", data={"unparsed": True}))
+    evidence.event(Event(type="stderr", text="a last line"))
+    evidence.close()
+    held.close()
+    written = (tmp_path / "evidence" / "events.ndjson").read_text()
+    events = [json.loads(line) for line in written.splitlines()]
+    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5, 6]
+    assert [e.get("text") for e in events] == [
+        f"key: {REPLACEMENT}",
+        None,
+        f"{REPLACEMENT} (end)",
+        f"[{REPLACEMENT}",
+        f"{REPLACEMENT}]",
+        "a last line",
+    ]
