@@ -1,10 +1,14 @@
 """Evidence at the speed of the engine: raw output in blocks, normalized events capped.
 
 An engine may print hundreds of megabytes. Its raw output is stored block by block (one
-redaction and one write per read, never per line) and its normalized events are bounded:
-each text field at :data:`EVENT_FIELD_CHARS` characters (cut with a marker) and the whole of
-``events.ndjson`` at :data:`EVENTS_MAX_BYTES` (then one ``note`` event says so; phases are
-still written). The raw log is never capped: it is the complete record.
+redaction and one write per block of reads, never per line) and its normalized events are
+bounded: each text field at :data:`EVENT_FIELD_CHARS` characters (cut with a marker) and the
+whole of ``events.ndjson`` at :data:`EVENTS_MAX_BYTES` (then one ``note`` event says so;
+phases are still written). The raw log is never capped: it is the complete record.
+
+Redacting piece by piece must not miss a secret printed across pieces (two writes, two
+lines): the raw log holds back context and cuts only where no secret spans (:class:`RawLog`);
+two line events of one stream are redacted across the break (:func:`redact_across`).
 """
 
 from __future__ import annotations
