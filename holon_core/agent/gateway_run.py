@@ -25,11 +25,13 @@ class GatewaySettingInvalid(HolonError):
 
 
 def start(run: RunState, context: RunContext) -> None:
-    """Open the gateway when ``HOLON_GATEWAY`` says so and the engine declares a model API."""
+    """Open the gateway when ``HOLON_GATEWAY`` says so (unset: on for a one-shot run, off for
+    a serve turn) and the engine declares a model API."""
     from holon_core.gateway.setting import gateway_setting
 
+    one_shot = run.metadata.get("mode", "run") == "run"
     try:
-        wanted = gateway_setting(run.env)
+        wanted = gateway_setting(run.env, default=None if one_shot else "off")
     except ValueError as exc:
         raise GatewaySettingInvalid(str(exc)) from exc
     if not wanted or context.engine.model_api is None:

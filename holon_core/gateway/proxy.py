@@ -132,7 +132,11 @@ class GatewayApp:
         except httpx.HTTPError as exc:
             record.error = f"upstream_error: {type(exc).__name__}: {exc}"[:300]
             record.status = 502
-            message = f"holon gateway: the model API could not be reached ({type(exc).__name__})"
+            where = request.url.copy_with(query=None)  # never the real key of a key= query
+            message = (
+                f"holon gateway: cannot reach the model API at {where} "
+                f"({type(exc).__name__}: {exc})"
+            )
             await _answer(send, 502, error_body(record.api, 502, message))
             return
         try:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-#: ``HOLON_GATEWAY`` when unset.
-DEFAULT = "off"
+#: ``HOLON_GATEWAY`` when unset, for a one-shot run (serve turns: only when set to on).
+DEFAULT = "on"
 _ON = {"on", "1", "true", "yes"}
 _OFF = {"off", "0", "false", "no"}
 
 
-def gateway_setting(env: Mapping[str, str]) -> bool:
+def gateway_setting(env: Mapping[str, str], default: str | None = None) -> bool:
     """On or off; ValueError naming the variable and its values on anything else."""
-    value = (env.get("HOLON_GATEWAY") or DEFAULT).strip().lower()
+    value = (env.get("HOLON_GATEWAY") or default or DEFAULT).strip().lower()
     if value in _ON:
         return True
     if value in _OFF:

@@ -28,6 +28,8 @@ HOST = "127.0.0.1"
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    #: socketserver's default backlog (5) drops connections when many streams start at once.
+    request_queue_size = 128
     provider: ScriptedProvider
 
     def get_request(self) -> tuple[socket.socket, Any]:
