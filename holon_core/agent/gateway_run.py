@@ -39,9 +39,16 @@ def start(run: RunState, context: RunContext) -> None:
     from holon_core.gateway.session import harden_process, open_gateway
 
     evidence = run.evidence
-    session = open_gateway(
-        context.engine, context.env, lambda line: evidence.write_line("model-calls.ndjson", line)
-    )
+    from holon_core.gateway.price_table import PriceTableError
+
+    try:
+        session = open_gateway(
+            context.engine,
+            context.env,
+            lambda line: evidence.write_line("model-calls.ndjson", line),
+        )
+    except PriceTableError as exc:
+        raise GatewaySettingInvalid(str(exc)) from exc
     if session is None:
         return
     run.metadata[_KEY] = session

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from holon_core.gateway import prices
+from holon_core.gateway.price_table import PriceTable
 from holon_core.gateway.usage import Tokens
 
 #: Statuses an API uses for "slow down" (Anthropic's overload is 529).
@@ -152,5 +153,13 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(stamp)) + f".{int(stamp % 1 * 1000):03d}Z"
 
 
-def price_call(api: str, model: str | None, tokens: Tokens | None) -> float | None:
-    return None if tokens is None else prices.price(api, model, tokens)
+def price_call(
+    api: str, model: str | None, tokens: Tokens | None, table: PriceTable | None = None
+) -> float | None:
+    """The user's table first (``HOLON_PRICES``), then genai-prices; None when neither knows."""
+    if tokens is None:
+        return None
+    own = table.models.get(model) if table is not None and model else None
+    if own is not None:
+        return own.cost(tokens)
+    return prices.price(api, model, tokens)

@@ -21,6 +21,7 @@ import httpx
 from holon_core.gateway.apis import classify, error_body, path_model
 from holon_core.gateway.credentials import AUTH_HEADERS, Credentials
 from holon_core.gateway.meter import CallRecord, Meter, now_iso, price_call
+from holon_core.gateway.price_table import PriceTable
 from holon_core.gateway.usage import UsageScanner
 
 Scope = MutableMapping[str, Any]
@@ -64,8 +65,15 @@ class Route:
 
 
 class GatewayApp:
-    def __init__(self, route: Route, credentials: Credentials, meter: Meter) -> None:
+    def __init__(
+        self,
+        route: Route,
+        credentials: Credentials,
+        meter: Meter,
+        table: PriceTable | None = None,
+    ) -> None:
         self.route = route
+        self.table = table
         self.credentials = credentials
         self.meter = meter
         self.client: httpx.AsyncClient | None = None
@@ -120,7 +128,7 @@ class GatewayApp:
             record.error = "client_closed"
         usage = scanner.result()
         model = usage.model or path_model(path) or (_body_model(body) if kind == "model" else None)
-        cost = price_call(api, model, usage.tokens) if kind == "model" else None
+        cost = price_call(api, model, usage.tokens, self.table) if kind == "model" else None
         self.meter.add(record.finish(model, usage.tokens if kind == "model" else None, cost), key)
 
     async def _forward(

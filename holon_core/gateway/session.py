@@ -20,6 +20,7 @@ from holon_core.gateway import prices
 from holon_core.gateway.apis import PUBLIC_ROOTS, known
 from holon_core.gateway.credentials import Credentials
 from holon_core.gateway.meter import Meter
+from holon_core.gateway.price_table import PriceTable, load_table
 from holon_core.gateway.proxy import GatewayApp, Route
 from holon_core.gateway.server import GatewayServer
 
@@ -39,6 +40,7 @@ class GatewaySession:
     server: GatewayServer | None = None
     upstream: str | None = None
     bypass: str | None = None
+    table: PriceTable | None = None
 
     def close(self) -> None:
         if self.server is not None:
@@ -64,7 +66,10 @@ class GatewaySession:
         fields["usage"] = usage
         usd, unpriced = self.meter.cost()
         engine_usd = (reported_cost or {}).get("usd")
-        cost: dict[str, Any] = {"usd": usd, "source": "gateway", "prices": prices.provenance()}
+        provenance = prices.provenance()
+        if self.table is not None:
+            provenance |= self.table.provenance()
+        cost: dict[str, Any] = {"usd": usd, "source": "gateway", "prices": provenance}
         if engine_usd is not None:
             cost["reported_usd"] = engine_usd
         warnings = []
@@ -72,8 +77,10 @@ class GatewaySession:
             cost["unpriced_models"] = unpriced
             version = cost["prices"]["version"]
             note = (
-                f"no price for model {', '.join(unpriced)} in genai-prices {version}: "
-                "the gateway cannot price the run"
+                f"no price for model {', '.join(unpriced)} in genai-prices {version}"
+                + (" or HOLON_PRICES" if self.table is not None else "")
+                + ": the gateway cannot price the run (a HOLON_PRICES table can; "
+                "docs/gateway.md)"
             )
             if engine_usd is not None:
                 cost |= {"usd": engine_usd, "source": "reported"}
@@ -113,14 +120,15 @@ def open_gateway(
         return GatewaySession(api, plain, bypass=why)
     variable, suffix = next(iter(endpoints.items()))
     upstream = (env.get(variable) or "").strip() or PUBLIC_ROOTS[api] + suffix
+    table = load_table(env["HOLON_PRICES"]) if env.get("HOLON_PRICES") else None
     meter = Meter(sink)
-    app = GatewayApp(Route(api, upstream, prefix=suffix), credentials, meter)
+    app = GatewayApp(Route(api, upstream, prefix=suffix), credentials, meter, table)
     server = GatewayServer(app, env).start()
     prices.warm_up()
     engine_env = {k: v for k, v in env.items() if k not in adapter.credential_env}
     engine_env |= {name: server.url + tail for name, tail in endpoints.items()}
     engine_env |= credentials.engine_values
-    return GatewaySession(api, engine_env, meter, server, upstream)
+    return GatewaySession(api, engine_env, meter, server, upstream, table=table)
 
 
 def harden_process(names: tuple[str, ...]) -> list[str]:

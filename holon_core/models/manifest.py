@@ -85,7 +85,7 @@ class Usage(TokenCounts):
     model_calls: int | None = None
     rate_limited_calls: int | None = None
     failed_calls: int | None = None
-    models: list[ModelUsage] = Field(default_factory=list)
+    models: list[ModelUsage] | None = None
     reported: TokenCounts | None = Field(
         default=None, description="The engine's own figures, beside the gateway's."
     )
@@ -95,6 +95,8 @@ class PriceProvenance(_Open):
     library: str
     version: str
     data: str
+    table: str | None = Field(default=None, description="The HOLON_PRICES file, when set.")
+    table_sha256: str | None = None
 
 
 class CostInfo(_Open):
@@ -102,7 +104,7 @@ class CostInfo(_Open):
     source: CostSource = "unavailable"
     prices: PriceProvenance | None = None
     reported_usd: float | None = None
-    unpriced_models: list[str] = Field(default_factory=list)
+    unpriced_models: list[str] | None = None
 
 
 class GatewayInfo(_Open):
