@@ -1,4 +1,8 @@
-"""The ``claude`` engine: Claude Code run headlessly behind the holon contract."""
+"""The ``claude`` engine: Claude Code run headlessly behind the holon contract.
+
+The parser is imported when a run asks for it: every holon process loads every
+adapter plugin, ``holon-agent --probe`` included (its CPU budget, ``bench/probe_cpu.py``).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_claude.home import config_dir, skills_dir
 from holon_adapter_claude.launch import build_plan, max_retries
-from holon_adapter_claude.parser import ClaudeParser
 from holon_core.adapter import (
     Capabilities,
     EngineAdapter,
@@ -77,6 +80,8 @@ class ClaudeAdapter(EngineAdapter):
         return copy_skills(skills, skills_dir(run.home))
 
     def event_parser(self, run: RunContext) -> EventParser:
+        from holon_adapter_claude.parser import ClaudeParser  # see the module docstring
+
         return ClaudeParser()
 
     def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:

@@ -1,4 +1,8 @@
-"""The Codex CLI adapter: capabilities as data, and the few methods that differ per engine."""
+"""The Codex CLI adapter: capabilities as data, and the few methods that differ per engine.
+
+The parser is imported when a run asks for it: every holon process loads every
+adapter plugin, ``holon-agent --probe`` included (its CPU budget, ``bench/probe_cpu.py``).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from holon_adapter_codex.home import KEY_VARIABLES, base_url, codex_home, skills_dir
 from holon_adapter_codex.launch import build_plan, model_of
-from holon_adapter_codex.parser import CodexParser
 from holon_core.adapter import (
     Capabilities,
     EngineAdapter,
@@ -81,6 +84,8 @@ class CodexAdapter(EngineAdapter):
         return copy_skills(skills, skills_dir(run.home))
 
     def event_parser(self, run: RunContext) -> EventParser:
+        from holon_adapter_codex.parser import CodexParser  # see the module docstring
+
         return CodexParser(codex_home(run.home), base_url(run.env), run.max_steps)
 
     def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:

@@ -1,4 +1,8 @@
-"""The Gemini CLI adapter: headless launch, hermetic home, skills, parser and manifest keys."""
+"""The Gemini CLI adapter: headless launch, hermetic home, skills, parser and manifest keys.
+
+The parser and ``resume`` are imported when a run asks for them: every holon process loads every
+adapter plugin, ``holon-agent --probe`` included (its CPU budget, ``bench/probe_cpu.py``).
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,6 @@ from holon_adapter_gemini.home import (
     max_attempts,
     write_home,
 )
-from holon_adapter_gemini.parser import GeminiParser
-from holon_adapter_gemini.resume import resume_args
 from holon_core.adapter import (
     Capabilities,
     EngineAdapter,
@@ -103,6 +105,8 @@ class GeminiAdapter(EngineAdapter):
         argv += ["--output-format", "stream-json", "--yolo", SKIP_TRUST_FLAG]
         argv += ["-m", self.model_for(run)]
         if run.resume_session:
+            from holon_adapter_gemini.resume import resume_args  # see the module docstring
+
             argv += resume_args(run.home, run.resume_session, run.workspace)
         return LaunchPlan(argv=argv, env=env, cwd=run.workspace, stdin=stdin, grace_seconds=3.0)
 
@@ -111,6 +115,8 @@ class GeminiAdapter(EngineAdapter):
         return copy_skills(skills, run.home / ".gemini" / "skills")
 
     def event_parser(self, run: RunContext) -> EventParser:
+        from holon_adapter_gemini.parser import GeminiParser  # see the module docstring
+
         return GeminiParser(model=self.model_for(run), max_steps=run.max_steps, home=run.home)
 
     def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
