@@ -7,6 +7,10 @@ install is offline-reproducible and integrity-checked, and the core names no eng
 at ``<dir>/`` itself (the layout of older installs) is still found. Default dir:
 ``$HOLON_ENGINES_DIR``, else ``$XDG_DATA_HOME/holon/engines``, else
 ``~/.local/share/holon/engines``.
+
+``subprocess`` is imported by the functions that start a process: the adapters import this
+module to declare their package, so ``holon-agent --probe`` (its CPU budget,
+``bench/probe_cpu.py``) imports it too, and reads an npm engine's version from disk.
 """
 
 from __future__ import annotations
@@ -14,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,6 +101,8 @@ def find_engine_binary(
 
 def read_engine_version(binary: Path, timeout: float = 20.0) -> str | None:
     """First version-looking token printed by ``BINARY --version``, or None if it fails."""
+    import subprocess
+
     try:
         done = subprocess.run(
             [str(binary), "--version"],
@@ -187,6 +192,8 @@ def engine_status(
 
 def check_node(env: Mapping[str, str] | None = None) -> tuple[str, str]:
     """Paths of node and npm; raises HolonError when either is missing or node is too old."""
+    import subprocess
+
     env = os.environ if env is None else env
     node = shutil.which("node", path=env.get("PATH"))
     npm = shutil.which("npm", path=env.get("PATH"))
@@ -253,6 +260,8 @@ def install_engines(
     ]
     if not todo:
         return []
+    import subprocess
+
     _, npm = check_node(env)
     for name, package in todo:
         prefix = target / name

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import shutil
 import stat
 from collections.abc import Iterator
@@ -183,7 +182,8 @@ class HeldDir:
     @contextlib.contextmanager
     def replacing(self, name: str) -> Iterator[IO[bytes]]:
         """Write a temp file, then rename it over ``name`` (a link or directory there goes)."""
-        tmp = f".holon-{name}-{secrets.token_hex(4)}"
+        # os.urandom is what secrets.token_hex reads; secrets would import hashlib (OpenSSL)
+        tmp = f".holon-{name}-{os.urandom(4).hex()}"
         fd = os.open(tmp, _NEW_FILE, FILE_MODE, dir_fd=self.fd)
         try:
             with os.fdopen(fd, "wb") as handle:

@@ -9,7 +9,6 @@ all call :func:`load_skill`. Where skills come from and which one wins: ``skill_
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -299,6 +298,8 @@ def package_digest(files: Mapping[str, Path]) -> str:
     The same bytes as ``find -L . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -d '\\n'
     sha256sum | sha256sum`` run inside the skill (docs/skills.md).
     """
+    import hashlib  # here: OpenSSL's load is CPU a probe without skills does not spend
+
     outer = hashlib.sha256()
     for rel in sorted(files):
         inner = hashlib.sha256(files[rel].read_bytes()).hexdigest()
