@@ -3,18 +3,23 @@
 ``importlib.metadata`` imports email, csv, zipfile and socket, and parses each plugin's whole
 METADATA to name its distribution: about a fifth of ``holon-agent --probe``'s CPU time. On the
 usual ``sys.path`` of directories the same answer, in the same order (``sys.path`` order, the
-first distribution of a name wins), needs only ``pathlib``. Anything unusual (a zip or an egg on
-``sys.path``, a third-party distribution finder) takes ``importlib.metadata`` instead.
+first distribution of a name wins), needs only ``os``. Anything unusual (a zip or an egg on
+``sys.path``, a third-party distribution finder) takes ``importlib.metadata`` instead. Paths
+stay strings (``os.listdir``, ``open``): a ``pathlib.Path`` per directory entry cost more than
+the whole listing, and the probe lists every distribution on ``sys.path``.
 """
+
+# string paths on purpose, see above
+# ruff: noqa: PTH113, PTH118, PTH119, PTH123, PTH208
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 _SEPARATORS = re.compile(r"[-_.]+")
 
@@ -45,12 +50,12 @@ def entry_points(group: str) -> list[EntryPointRef]:
     found: list[EntryPointRef] = []
     seen: set[str] = set()
     for info in _dist_infos(dirs):
-        key = _normalize(info.name.rpartition(".")[0].partition("-")[0])
+        key = _normalize(os.path.basename(info).rpartition(".")[0].partition("-")[0])
         if key in seen:
             continue  # an earlier sys.path entry has this distribution
         seen.add(key)
-        text = _read(info / "entry_points.txt")
-        if text is None:
+        text = _read(os.path.join(info, "entry_points.txt"))
+        if text is None or group not in text:
             continue
         pairs = list(_section(text, group))
         if pairs:
@@ -59,7 +64,7 @@ def entry_points(group: str) -> list[EntryPointRef]:
     return found
 
 
-def _plain_path() -> list[Path] | None:
+def _plain_path() -> list[str] | None:
     """``sys.path`` as directories to list, or None when only importlib.metadata can answer."""
     from importlib.machinery import PathFinder
 
@@ -68,26 +73,26 @@ def _plain_path() -> list[Path] | None:
             return None
     dirs = []
     for entry in sys.path:
-        root = Path(entry or ".")
-        if entry.lower().endswith(".egg") or root.is_file():
+        root = entry or "."
+        if entry.lower().endswith(".egg") or os.path.isfile(root):
             return None
         dirs.append(root)
     return dirs
 
 
-def _dist_infos(dirs: list[Path]) -> Iterator[Path]:
+def _dist_infos(dirs: list[str]) -> Iterator[str]:
     """Metadata dirs in importlib.metadata's order: by path entry, then by name first seen."""
     for root in dirs:
         try:
-            children = list(root.iterdir())
+            children = os.listdir(root)
         except OSError:
             continue
-        by_name: dict[str, list[Path]] = {}
+        by_name: dict[str, list[str]] = {}
         for child in children:
-            low = child.name.lower()
+            low = child.lower()
             if low.endswith((".dist-info", ".egg-info")):
                 key = _normalize(low.rpartition(".")[0].partition("-")[0])
-                by_name.setdefault(key, []).append(child)
+                by_name.setdefault(key, []).append(os.path.join(root, child))
         for infos in by_name.values():
             yield from infos
 
@@ -106,12 +111,12 @@ def _section(text: str, group: str) -> Iterator[tuple[str, str]]:
             yield name.strip(), value.strip()
 
 
-def _name_version(info: Path) -> tuple[str | None, str | None]:
+def _name_version(info: str) -> tuple[str | None, str | None]:
     """``Name`` and ``Version`` from the metadata's headers (the body is never read)."""
     fields: dict[str, str] = {}
     for filename in ("METADATA", "PKG-INFO"):
         try:
-            with (info / filename).open(encoding="utf-8") as handle:
+            with open(os.path.join(info, filename), encoding="utf-8") as handle:
                 for line in handle:
                     if not line.strip():
                         break
@@ -138,9 +143,10 @@ def _from_importlib(group: str) -> list[EntryPointRef]:
     ]
 
 
-def _read(path: Path) -> str | None:
+def _read(path: str) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
     except OSError:
         return None
 
