@@ -2,8 +2,10 @@
 
 Just before the launch, :func:`start` opens the run's gateway and swaps the run context's
 environment for the engine's (the endpoint pointing at the gateway, placeholders instead of
-keys), so every adapter's ``launch()`` builds its command from it unchanged. :func:`stop`
-runs when the run ends; :func:`merge_into` puts the gateway's figures into the manifest.
+keys), so every adapter's ``launch()`` builds its command from it unchanged. While the engine
+runs, :func:`abort_reason` tells the supervisor when the budget stopped the run; when the run
+ends, :func:`stop` closes the gateway, :func:`overrule` makes a run the budget stopped a
+``budget_exceeded`` failure, and :func:`merge_into` puts the figures into the manifest.
 """
 
 from __future__ import annotations
@@ -11,10 +13,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from holon_core.errors import HolonError
+from holon_core.outcome import Decision
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from holon_core.adapter import RunContext
     from holon_core.agent.state import RunState
+    from holon_core.gateway.budget import Limits
     from holon_core.gateway.session import GatewaySession
 
 _KEY = "_gateway"
@@ -26,7 +32,7 @@ class GatewaySettingInvalid(HolonError):
 
 def start(run: RunState, context: RunContext) -> None:
     """Open the gateway when ``HOLON_GATEWAY`` says so (unset: on for a one-shot run, off for
-    a serve turn) and the engine declares a model API."""
+    a serve turn) and the engine declares a model API; refuse a budget it cannot keep."""
     from holon_core.gateway.setting import gateway_setting
 
     one_shot = run.metadata.get("mode", "run") == "run"
@@ -34,18 +40,25 @@ def start(run: RunState, context: RunContext) -> None:
         wanted = gateway_setting(run.env, default=None if one_shot else "off")
     except ValueError as exc:
         raise GatewaySettingInvalid(str(exc)) from exc
+    limits = budget_limits(context, run.env)
     if not wanted or context.engine.model_api is None:
+        if limits.any():
+            why = "HOLON_GATEWAY is off" if not wanted else "the engine declares no model API"
+            raise GatewaySettingInvalid(
+                f"a budget ({_named(limits)}) is kept by the model gateway, but {why}; "
+                "remove the budget or run with HOLON_GATEWAY=on"
+            )
         return
+    from holon_core.gateway.price_table import PriceTableError
     from holon_core.gateway.session import harden_process, open_gateway
 
     evidence = run.evidence
-    from holon_core.gateway.price_table import PriceTableError
-
     try:
         session = open_gateway(
             context.engine,
             context.env,
             lambda line: evidence.write_line("model-calls.ndjson", line),
+            limits,
         )
     except PriceTableError as exc:
         raise GatewaySettingInvalid(str(exc)) from exc
@@ -54,22 +67,100 @@ def start(run: RunState, context: RunContext) -> None:
     run.metadata[_KEY] = session
     if session.server is None:
         run.log.warning("gateway bypassed", detail=session.bypass)
+        if limits.any():
+            raise GatewaySettingInvalid(
+                f"a budget ({_named(limits)}) needs the model gateway, which this run bypasses: "
+                f"{session.bypass}; remove the budget or set the engine's API key variable"
+            )
         return
+    _refuse_unpriced(session, context, limits)
     context.env = session.engine_env
     run.log.info("gateway", url=session.server.url, upstream=session.upstream, api=session.api)
     for problem in harden_process(context.engine.credential_env):
         run.log.warning("gateway", detail=problem)
 
 
-def stop(run: RunState) -> None:
+def budget_limits(context: RunContext, env: Mapping[str, str]) -> Limits:
+    """The spec's ``constraints.budget`` and ``HOLON_MAX_COST_USD``: the stricter applies."""
+    from holon_core.gateway.budget import Limits
+
+    budget = context.spec.constraints.budget
+    cost = budget.max_cost_usd if budget is not None else None
+    raw = (env.get("HOLON_MAX_COST_USD") or "").strip()
+    if raw:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if not value > 0:
+            raise GatewaySettingInvalid(
+                f"HOLON_MAX_COST_USD={raw!r} is not a positive number of US dollars; "
+                "set it like HOLON_MAX_COST_USD=2.50 or unset it"
+            )
+        cost = value if cost is None else min(cost, value)
+    return Limits(
+        max_cost_usd=cost,
+        max_tokens=budget.max_tokens if budget is not None else None,
+        max_model_calls=budget.max_model_calls if budget is not None else None,
+    )
+
+
+def _named(limits: Limits) -> str:
+    return ", ".join(f"{k} {v}" for k, v in limits.as_dict().items())
+
+
+def _refuse_unpriced(session: GatewaySession, context: RunContext, limits: Limits) -> None:
+    """A cost budget with a model nobody prices cannot be kept: refused before the start."""
+    if limits.max_cost_usd is None or not context.model or session.api is None:
+        return
+    from holon_core.gateway.meter import price_call
+    from holon_core.gateway.usage import Tokens
+
+    if price_call(session.api, context.model, Tokens(), session.table) is None:
+        session.close()
+        raise GatewaySettingInvalid(
+            f"a cost budget (max_cost_usd {limits.max_cost_usd}) needs a price for model "
+            f"{context.model}, which genai-prices does not know; add it to a price table "
+            "(HOLON_PRICES=FILE, docs/gateway.md) or use max_tokens / max_model_calls"
+        )
+
+
+def _session(run: RunState) -> GatewaySession | None:
     session: GatewaySession | None = run.metadata.get(_KEY)
+    return session
+
+
+def abort_reason(run: RunState) -> str | None:
+    """``budget_exceeded`` once the gateway refused a call over the budget (stops the engine)."""
+    session = _session(run)
+    if session is None or session.budget is None or session.budget.exceeded is None:
+        return None
+    return "budget_exceeded"
+
+
+def overrule(run: RunState, decision: Decision) -> Decision:
+    """A run the budget stopped is a ``budget_exceeded`` failure, however the engine ended."""
+    session = _session(run)
+    guard = session.budget if session is not None else None
+    if guard is None or guard.exceeded is None:
+        return decision
+    return Decision(
+        "failure",
+        "budget_exceeded",
+        f"the run reached its budget: {guard.message}; the engine was stopped and the work "
+        "done so far is in diff.patch",
+    )
+
+
+def stop(run: RunState) -> None:
+    session = _session(run)
     if session is not None:
         session.close()
 
 
 def merge_into(run: RunState, meta: dict[str, Any]) -> None:
-    """The gateway's ``gateway``, ``usage`` and ``cost`` over the engine's own figures."""
-    session: GatewaySession | None = run.metadata.get(_KEY)
+    """The gateway's ``gateway``, ``usage``, ``cost`` and ``budget`` over the engine's own."""
+    session = _session(run)
     if session is None:
         return
     fields, warnings = session.manifest_fields(meta.get("usage"), meta.get("cost"))

@@ -202,7 +202,7 @@ def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
     # Until the engine exists, a stop signal interrupts whatever blocks (agent/interrupt.py).
     context, plan, parser = until_launch(run.cancel, until_plan)
     _execute(run, context, plan, parser, options.on_event)
-    return _judge(run, context)
+    return gateway_run.overrule(run, _judge(run, context))
 
 
 def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
@@ -345,7 +345,7 @@ def _execute(
         wall_timeout=wall,
         silence_timeout=silence,
         cancel=run.cancel,
-        should_abort=lambda: parser.report.abort_reason,
+        should_abort=lambda: parser.report.abort_reason or gateway_run.abort_reason(run),
         on_start=lambda _pid: warm_up.start(),
         on_output=ev.output,
         spool_dir=str(run.run_dir) if run.run_dir is not None else None,

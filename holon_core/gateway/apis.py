@@ -66,15 +66,19 @@ def path_model(path: str) -> str | None:
     return path[at + len(marker) :].split(":", 1)[0] or None
 
 
+_ERRORS = {
+    400: ("invalid_request_error", "INVALID_ARGUMENT"),
+    403: ("permission_error", "PERMISSION_DENIED"),
+}
+
+
 def error_body(api: str, status: int, message: str) -> bytes:
     """An error in the wire's own format, so the engine reports it as it would the API's."""
+    kind, state = _ERRORS.get(status, ("api_error", "UNAVAILABLE"))
     if api == ANTHROPIC_MESSAGES:
-        kind = "permission_error" if status == 403 else "api_error"
         body: object = {"type": "error", "error": {"type": kind, "message": message}}
     elif api == GOOGLE_GENERATE_CONTENT:
-        state = "PERMISSION_DENIED" if status == 403 else "UNAVAILABLE"
         body = {"error": {"code": status, "message": message, "status": state}}
     else:
-        kind = "permission_error" if status == 403 else "api_error"
         body = {"error": {"message": message, "type": kind, "code": str(status)}}
     return json.dumps(body).encode()

@@ -19,6 +19,7 @@ import anyio
 import httpx
 
 from holon_core.gateway.apis import classify, error_body, path_model
+from holon_core.gateway.budget import BudgetGuard
 from holon_core.gateway.credentials import AUTH_HEADERS, Credentials
 from holon_core.gateway.meter import CallRecord, Meter, now_iso, price_call
 from holon_core.gateway.price_table import PriceTable
@@ -71,9 +72,11 @@ class GatewayApp:
         credentials: Credentials,
         meter: Meter,
         table: PriceTable | None = None,
+        budget: BudgetGuard | None = None,
     ) -> None:
         self.route = route
         self.table = table
+        self.budget = budget
         self.credentials = credentials
         self.meter = meter
         self.client: httpx.AsyncClient | None = None
@@ -102,6 +105,13 @@ class GatewayApp:
         url = self.route.target(path) + (f"?{query}" if query else "")
         key = hash(body)
         record = _Call(api, kind, method, path, self.meter.attempt(path, key), started)
+        refused = self.budget.admit() if self.budget is not None and kind == "model" else None
+        if refused is not None:  # a client error the engines do not retry
+            message = f"holon: the run's budget is spent ({refused}); the run ends here"
+            record.status, record.error = 400, "budget_exceeded"
+            await _answer(send, 400, error_body(api, 400, message))
+            self.meter.add(record.finish(_body_model(body) or path_model(path), None, None), key)
+            return
         if self.client is None:
             assert self.make_client is not None
             self.client = self.make_client()
@@ -129,6 +139,8 @@ class GatewayApp:
         usage = scanner.result()
         model = usage.model or path_model(path) or (_body_model(body) if kind == "model" else None)
         cost = price_call(api, model, usage.tokens, self.table) if kind == "model" else None
+        if self.budget is not None and kind == "model":
+            self.budget.settle(usage.tokens, cost, model)
         self.meter.add(record.finish(model, usage.tokens if kind == "model" else None, cost), key)
 
     async def _forward(
@@ -249,7 +261,7 @@ async def _read_body(receive: Receive) -> bytes:
 
 async def _answer(send: Send, status: int, body: bytes) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if status == 403:
+    if status in (400, 403):
         headers.append((b"x-should-retry", b"false"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})

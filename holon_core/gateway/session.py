@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from holon_core.gateway import prices
 from holon_core.gateway.apis import PUBLIC_ROOTS, known
+from holon_core.gateway.budget import BudgetGuard, Limits
 from holon_core.gateway.credentials import Credentials
 from holon_core.gateway.meter import Meter
 from holon_core.gateway.price_table import PriceTable, load_table
@@ -41,6 +42,7 @@ class GatewaySession:
     upstream: str | None = None
     bypass: str | None = None
     table: PriceTable | None = None
+    budget: BudgetGuard | None = None
 
     def close(self) -> None:
         if self.server is not None:
@@ -60,6 +62,8 @@ class GatewaySession:
         fields: dict[str, Any] = {"gateway": self.info()}
         if self.server is None:
             return fields, []
+        if self.budget is not None:
+            fields["budget"] = self.budget.record()
         usage = self.meter.usage()
         if reported_usage:
             usage["reported"] = reported_usage
@@ -93,7 +97,10 @@ class GatewaySession:
 
 
 def open_gateway(
-    adapter: EngineAdapter, env: Mapping[str, str], sink: Callable[[str], None] | None
+    adapter: EngineAdapter,
+    env: Mapping[str, str],
+    sink: Callable[[str], None] | None,
+    limits: Limits | None = None,
 ) -> GatewaySession | None:
     """Start the gateway for a run of ``adapter``; None when the engine calls no model API.
 
@@ -122,13 +129,14 @@ def open_gateway(
     upstream = (env.get(variable) or "").strip() or PUBLIC_ROOTS[api] + suffix
     table = load_table(env["HOLON_PRICES"]) if env.get("HOLON_PRICES") else None
     meter = Meter(sink)
-    app = GatewayApp(Route(api, upstream, prefix=suffix), credentials, meter, table)
+    guard = BudgetGuard(limits) if limits is not None and limits.any() else None
+    app = GatewayApp(Route(api, upstream, prefix=suffix), credentials, meter, table, guard)
     server = GatewayServer(app, env).start()
     prices.warm_up()
     engine_env = {k: v for k, v in env.items() if k not in adapter.credential_env}
     engine_env |= {name: server.url + tail for name, tail in endpoints.items()}
     engine_env |= credentials.engine_values
-    return GatewaySession(api, engine_env, meter, server, upstream, table=table)
+    return GatewaySession(api, engine_env, meter, server, upstream, table=table, budget=guard)
 
 
 def harden_process(names: tuple[str, ...]) -> list[str]:

@@ -20,6 +20,7 @@ REASON_CODES = (
     "ok",
     "auth_failed",
     "rate_limited",
+    "budget_exceeded",
     "engine_error",
     "engine_crashed",
     "engine_missing",
@@ -105,6 +106,22 @@ class CostInfo(_Open):
     prices: PriceProvenance | None = None
     reported_usd: float | None = None
     unpriced_models: list[str] | None = None
+
+
+class BudgetSpent(_Open):
+    cost_usd: float = 0.0
+    tokens: int = 0
+    model_calls: int = 0
+
+
+class BudgetRecord(_Open):
+    """The run's budget as the gateway kept it (docs/gateway.md)."""
+
+    max_cost_usd: float | None = None
+    max_tokens: int | None = None
+    max_model_calls: int | None = None
+    spent: BudgetSpent | None = None
+    exceeded: str | None = Field(default=None, description="The limit that stopped the run.")
 
 
 class GatewayInfo(_Open):
@@ -207,6 +224,7 @@ class ManifestMetadata(_Open):
     usage: Usage | None = None
     cost: CostInfo | None = None
     gateway: GatewayInfo | None = None
+    budget: BudgetRecord | None = None
     skills: list[SkillRecord] = Field(default_factory=list)
     baseline: Baseline | None = None
     changed: bool | None = None

@@ -77,9 +77,22 @@ class Output(_Open):
     artifacts: list[Artifact] = Field(default_factory=list)
 
 
+class Budget(_Open):
+    """Limits the model gateway enforces on the run's model calls (docs/gateway.md)."""
+
+    max_cost_usd: float | None = Field(
+        default=None, gt=0, description="Spend at most this many US dollars on model calls."
+    )
+    max_tokens: int | None = Field(
+        default=None, ge=1, description="Input + output tokens over all model calls."
+    )
+    max_model_calls: int | None = Field(default=None, ge=1, description="Model calls.")
+
+
 class Constraints(_Open):
     timeout: str | float | None = Field(default=None, description="Wall clock, e.g. 90s or 10m.")
     max_steps: int | None = Field(default=None, ge=1)
+    budget: Budget | None = None
 
     @field_validator("timeout")
     @classmethod
