@@ -1,7 +1,8 @@
 """The ``opencode`` engine: OpenCode (npm ``opencode-ai``) via ``opencode run --format json``.
 
-The parser is imported when a run asks for it: every holon process loads every
-adapter plugin, ``holon-agent --probe`` included (its CPU budget, ``bench/probe_cpu.py``).
+The parser and its log reader are imported when a run asks for them: every holon process
+loads every adapter plugin, ``holon-agent --probe`` included (its CPU budget,
+``bench/probe_cpu.py``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_opencode.home import DEFAULT_MODEL, config, skills_dir, write_home
-from holon_adapter_opencode.logs import max_retries
 from holon_adapter_opencode.startup import snapshot_models
 from holon_core.adapter import (
     Capabilities,
@@ -90,7 +90,8 @@ class OpenCodeAdapter(EngineAdapter):
         return copy_skills(skills, skills_dir(run.home))
 
     def event_parser(self, run: RunContext) -> EventParser:
-        from holon_adapter_opencode.parser import OpenCodeParser  # see the module docstring
+        from holon_adapter_opencode.logs import max_retries  # see the module docstring
+        from holon_adapter_opencode.parser import OpenCodeParser
 
         return OpenCodeParser(run.max_steps, max_retries(run.env))
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +79,8 @@ def find_ripgrep(path: str | None) -> Path | None:
     found = shutil.which("rg", path=path)
     if found:
         return Path(found)
+    import sysconfig  # only here: every holon process (the probe too) imports this module
+
     beside = Path(sysconfig.get_path("scripts")) / "rg"
     return beside if beside.is_file() else None
 
