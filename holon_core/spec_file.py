@@ -1,6 +1,7 @@
 """Read ``spec.yaml`` safely: a regular UTF-8 file of bounded size, never blocking.
 
-Kept free of pydantic: ``holon-agent --probe`` (100 ms budget) reads the spec through it too.
+Kept free of pydantic: ``holon-agent --probe`` reads the spec through it too (its CPU goal:
+5x ``python -c pass``, ``bench/probe_cpu.py``).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ``holon-agent`` refuses a spec here, before it builds the pydantic model
 (:mod:`holon_core.models.spec`), and ``holon-agent --probe`` calls the same :func:`read_spec`,
 so both refuse the same specs with the same message (naming the file, the line and the
-field) without the probe paying for pydantic (its budget is 5x ``python -c pass``; importing
+field) without the probe paying for pydantic (its CPU goal is 5x ``python -c pass``; importing
 pydantic and building the model alone costs about 10x). The model stays the published
 schema and the object the run uses; ``tests/fuzz/test_fuzz_spec_rules.py`` holds the two to
 the same verdict on every spec.

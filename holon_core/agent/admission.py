@@ -8,7 +8,7 @@ variables. Each failure is kept twice: as a :class:`Check` (the probe lists ever
 the :class:`HolonError` the run ends with. The run raises the first; the probe writes the
 first's reason and message, so a green probe is followed by a run that gets past all of them.
 
-Pydantic-free (the probe's budget is 5x ``python -c pass``): the spec is the mapping the rules
+Pydantic-free (the probe's CPU goal is 5x ``python -c pass``): the spec is the mapping the rules
 accepted, or the model a long-lived caller built (:class:`SpecFacts` reads either).
 """
 

@@ -7,7 +7,8 @@ folders and the variables, and beside them the output dir. An input the run woul
 before the launch, the probe refuses with the same ``metadata.reason`` and ``error``; it goes
 on past the first refusal so ``metadata.checks`` lists every problem at once.
 Writes a minimal valid manifest (``metadata.mode = "probe"``) listing every check.
-Kept free of pydantic (budget: 5x the CPU of ``python -c pass``, ``bench/probe_cpu.py``).
+Kept free of pydantic and of what only a run uses (an adapter's event parser, ``subprocess``:
+``tests/test_probe_imports.py``); the CPU goal is 5x ``python -c pass`` (``bench/probe_cpu.py``).
 """
 
 from __future__ import annotations
