@@ -39,6 +39,8 @@ class CallRecord:
     #: Why the call ended abnormally: "client_closed", "upstream_error: ...".
     error: str | None = None
     retry_after: str | None = None
+    #: When the rate limit or quota resets, as the API announced it (ISO 8601, UTC).
+    reset_at: str | None = None
 
     def line(self) -> str:
         data: dict[str, Any] = {
@@ -58,6 +60,8 @@ class CallRecord:
             data["error"] = self.error
         if self.retry_after:
             data["retry_after"] = self.retry_after
+        if self.reset_at:
+            data["reset_at"] = self.reset_at
         return json.dumps(data, separators=(",", ":"))
 
 
@@ -135,6 +139,7 @@ class Meter:
                 if r.status not in RATE_LIMITED and (r.error or (r.status or 500) >= 400)
             ),
             "models": models,
+            "rate_limit_reset_at": max((r.reset_at for r in records if r.reset_at), default=None),
         }
 
     def cost(self) -> tuple[float | None, list[str]]:

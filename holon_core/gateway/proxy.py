@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -23,6 +24,7 @@ from holon_core.gateway.budget import BudgetGuard
 from holon_core.gateway.credentials import AUTH_HEADERS, Credentials
 from holon_core.gateway.meter import CallRecord, Meter, now_iso, price_call
 from holon_core.gateway.price_table import PriceTable
+from holon_core.gateway.ratelimit import LIMIT_STATUSES, iso, reset_at
 from holon_core.gateway.usage import UsageScanner
 
 Scope = MutableMapping[str, Any]
@@ -162,6 +164,9 @@ class GatewayApp:
         try:
             record.status = response.status_code
             record.retry_after = response.headers.get("retry-after")
+            if response.status_code in LIMIT_STATUSES:
+                when = reset_at(response.headers.items(), datetime.now(UTC))
+                record.reset_at = None if when is None else iso(when)
             out = [(k, v) for k, v in response.headers.raw if k.lower() not in _HOP_OUT]
             await send(
                 {"type": "http.response.start", "status": response.status_code, "headers": out}
@@ -222,6 +227,7 @@ class _Call:
     first_byte: float | None = None
     error: str | None = None
     retry_after: str | None = None
+    reset_at: str | None = None
     done: bool = False
 
     def finish(self, model: str | None, tokens: Any, cost: float | None) -> CallRecord:
@@ -244,6 +250,7 @@ class _Call:
             cost_usd=cost,
             error=self.error,
             retry_after=self.retry_after,
+            reset_at=self.reset_at,
         )
 
 

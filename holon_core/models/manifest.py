@@ -86,6 +86,9 @@ class Usage(TokenCounts):
     model_calls: int | None = None
     rate_limited_calls: int | None = None
     failed_calls: int | None = None
+    rate_limit_reset_at: str | None = Field(
+        default=None, description="When the API said its rate limit or quota resets."
+    )
     models: list[ModelUsage] | None = None
     reported: TokenCounts | None = Field(
         default=None, description="The engine's own figures, beside the gateway's."

@@ -85,13 +85,21 @@ class ProviderHandler(BaseHTTPRequestHandler):
             return {"_raw": raw.decode("utf-8", "replace")}
         return data if isinstance(data, dict) else {"_value": data}
 
-    def _send(self, status: int, body: str, content_type: str = "application/json") -> None:
+    def _send(
+        self,
+        status: int,
+        body: str,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         data = body.encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         if status >= 400:
             self.send_header("x-should-retry", "true")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
@@ -213,7 +221,9 @@ class ProviderHandler(BaseHTTPRequestHandler):
             if gate.delay and stopping.wait(gate.delay):
                 return
             message = str(gate.args.get("message", f"scripted error {status}"))
-            self._json(status, wire.error_body(api, status, message))
+            # ``headers``: e.g. retry-after or a rate-limit reset time the API announces
+            extra = {str(k): str(v) for k, v in dict(gate.args.get("headers") or {}).items()}
+            self._send(status, json.dumps(wire.error_body(api, status, message)), headers=extra)
             return
         if gate.action == "stall":
             self._finish_record(record, "turn", "stall")
