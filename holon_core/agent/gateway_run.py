@@ -82,17 +82,14 @@ def start(run: RunState, context: RunContext) -> None:
 
 def budget_limits(context: RunContext, env: Mapping[str, str]) -> Limits:
     """The spec's ``constraints.budget`` and ``HOLON_MAX_COST_USD``: the stricter applies."""
-    from holon_core.gateway.budget import Limits
+    from holon_core.gateway.budget import Limits, parse_usd
 
     budget = context.spec.constraints.budget
     cost = budget.max_cost_usd if budget is not None else None
     raw = (env.get("HOLON_MAX_COST_USD") or "").strip()
     if raw:
-        try:
-            value = float(raw)
-        except ValueError:
-            value = -1.0
-        if not value > 0:
+        value = parse_usd(raw)
+        if value is None:
             raise GatewaySettingInvalid(
                 f"HOLON_MAX_COST_USD={raw!r} is not a positive number of US dollars; "
                 "set it like HOLON_MAX_COST_USD=2.50 or unset it"

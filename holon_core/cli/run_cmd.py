@@ -73,6 +73,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     parser.add_argument("--timeout", metavar="DURATION", help="wall clock limit, e.g. 90s, 10m")
     parser.add_argument(
+        "--max-cost",
+        metavar="USD",
+        help="stop the run once its model calls cost this much, e.g. 2.50 (budget_exceeded; "
+        "HOLON_MAX_COST_USD; docs/gateway.md)",
+    )
+    parser.add_argument(
         "--agent",
         metavar="COMMAND",
         help="the RFC-0002 agent to run, as shell words (HOLON_AGENT_CMD; default holon-agent)",
@@ -115,6 +121,21 @@ def timeout_option(text: str | None) -> float | None:
         return parse_duration(text)
     except ValueError as exc:
         raise InputError(f"--timeout: {exc}") from exc
+
+
+def max_cost_option(text: str | None) -> float | None:
+    """``--max-cost USD``: a positive number of US dollars."""
+    if text is None:
+        return None
+    from holon_core.gateway.budget import parse_usd
+
+    value = parse_usd(text)
+    if value is None:
+        raise InputError(
+            f"--max-cost: {text!r} is not a positive number of US dollars",
+            hint="give it like --max-cost 2.50",
+        )
+    return value
 
 
 def goal_option(text: str | None, file: Path | None) -> str | None:
@@ -164,6 +185,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
             apply=args.apply,
             keep_snapshot=args.keep_snapshot,
             timeout=timeout,
+            max_cost_usd=max_cost_option(args.max_cost),
             progress=not args.quiet,
             container=_container(args),
             serve=args.serve,

@@ -17,6 +17,15 @@ from typing import Any
 from holon_core.gateway.usage import Tokens
 
 
+def parse_usd(text: str) -> float | None:
+    """A cost limit as given (``2.50``): a positive number of US dollars, else None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if value > 0 and value != float("inf") else None
+
+
 @dataclass(frozen=True)
 class Limits:
     max_cost_usd: float | None = None

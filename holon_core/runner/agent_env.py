@@ -35,6 +35,8 @@ _FLAG_VARS = {
 }
 _BASICS = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV")
 _PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+#: The CA settings the model gateway inside holon-agent trusts upstream (docs/gateway.md).
+_TRUST = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 #: Runner-only settings that mean nothing to the agent.
 _RUNNER_ONLY = (AGENT_CMD_ENV, "HOLON_RUNS_DIR")
 
@@ -80,7 +82,7 @@ def agent_env(
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Build the agent's environment from scratch out of ``env`` (the user's)."""
-    out = {name: env[name] for name in (*_BASICS, *_PROXIES) if env.get(name)}
+    out = {name: env[name] for name in (*_BASICS, *_PROXIES, *_TRUST) if env.get(name)}
     out.setdefault("PATH", os.defpath)
     for name, value in env.items():
         if name.startswith("HOLON_") and name not in _RUNNER_ONLY:
