@@ -91,6 +91,7 @@ EXPECTED: dict[str, dict[str, str]] = {
     "broken-dirties-workspace": {"HOLON-PATCH-001": _F},
     "broken-reads-user-env": {"HOLON-HERM-001": _F},
     "broken-passes-env": {"HOLON-HERM-001": _F},
+    "broken-leaks-key": {"HOLON-KEY-001": _F},
     "broken-dumps-env": {"HOLON-SEC-001": _F},
     "broken-probe-calls-model": {"RFC2-PROBE-001": "absent"},
     "broken-probe-always-ready": {"RFC2-PROBE-002": _F},
@@ -307,6 +308,26 @@ class DumpsEnv(_WithCredential):
         return super().manifest_metadata(run, report)
 
 
+class LeaksKey(_WithCredential):
+    """Declares a model API, so its runs go through the model gateway, yet hands its engine the
+    real key, read back from the agent's initial environment (``/proc/self/environ``) instead
+    of the placeholder in its run context."""
+
+    name = "broken-leaks-key"
+    model_api: ClassVar[str | None] = "anthropic-messages"
+
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        return {"BROKEN_BASE_URL": base_url, "BROKEN_API_KEY": "holon-conformance-broken-key-42"}
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        plan = super().launch(run)
+        for entry in Path("/proc/self/environ").read_bytes().split(b"\0"):
+            name, _, value = entry.decode("utf-8", "replace").partition("=")
+            if name in self.credential_env:
+                plan.env[name] = value
+        return plan
+
+
 class PassesEnv(_Broken):
     """Hands its engine holon-agent's whole environment instead of named variables."""
 
@@ -462,6 +483,7 @@ def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
         IgnoresMissingCredentials,
         DumpsEnv,
         PassesEnv,
+        LeaksKey,
         ProbeCallsModel,
         ProbeAlwaysReady,
         ProbeNotReady,

@@ -19,7 +19,7 @@ import pytest
 from holon_conformance.suite import canary
 from holon_conformance.suite.cases import ENV_DUMP_SEEN
 from holon_conformance.suite.harness import PLANTED_SECRETS, RunRecord, Target
-from holon_conformance.suite.marks import CheckBase, req
+from holon_conformance.suite.marks import CheckBase, cap, req
 
 #: ``NAME=marker`` as ``env`` prints it (every planted name is upper case, so a JSON-escaped
 #: ``\\n`` before it is not taken for part of the name).
@@ -109,4 +109,41 @@ class BaseHermetic(CheckBase):
         assert not leaks, (
             "secrets from holon-agent's environment that no adapter asked for reached the "
             f"engine: {sorted(set(leaks))[:12]}"
+        )
+
+    @req("HOLON-KEY-001")
+    @cap("needs_credentials")
+    def test_the_model_credential_never_reaches_the_engine(self, holon_target: Target) -> None:
+        """The success run's shell step prints its environment: that output (in the next model
+        request) and the environment of every program the run started must not hold the
+        adapter's credential value; the model gateway gave the engine a placeholder."""
+        if holon_target.adapter.model_api is None:
+            pytest.skip(f"N/A: adapter {holon_target.name} declares no model API")
+        run = _planted_run(holon_target)
+        values = {f"credential {s[:6]}...": s for s in run.secrets}
+        texts = {f"request {i + 1}": t for i, t in enumerate(run.requests)}
+        # An engine that calls the model sends its shell step's `env` output back to it; an
+        # offline one (a replay-based adapter) is verified by its processes' environments.
+        if run.model_requests and not any(ENV_DUMP_SEEN in text for text in texts.values()):
+            pytest.fail(f"the shell step's `env` output reached no model request\n{run.describe()}")
+        if not run.model_requests and run.execs is None:
+            pytest.fail("the engine called no model and strace is unavailable: nothing verified")
+        leaks = [
+            f"{where}: {name}"
+            for where, text in texts.items()
+            for name, value in values.items()
+            if value in text
+        ]
+        if run.execs is None:
+            warnings.warn(
+                "strace is unavailable: only the tools' `env` output was verified",
+                stacklevel=1,
+            )
+        for pid, program, env in run.execs or ():
+            found = [name for name, value in values.items() if value in env.values()]
+            if found:
+                leaks.append(f"{program} (pid {pid}) started with {', '.join(found)}")
+        assert not leaks, (
+            "the model credential reached the engine's process tree (run it through the model "
+            f"gateway: docs/gateway.md): {sorted(set(leaks))[:12]}"
         )
