@@ -83,6 +83,11 @@ _LEAK_REPLAY: list[dict[str, Any]] = [
     {"outcome": "needs_human"},
 ]
 _FINAL_REPLAY: list[dict[str, Any]] = [{"say": "Nothing to do."}, {"outcome": "success"}]
+_BUDGET_TURNS: list[dict[str, Any]] = [
+    {"write_file": {"path": "hello.txt", "content": HELLO}},
+    {"run_shell": {"command": "cat hello.txt"}},
+    {"final": {"text": "unreachable: the budget allows one model call"}},
+]
 
 CASES: dict[str, Case] = {
     case.name: case
@@ -111,6 +116,13 @@ CASES: dict[str, Case] = {
         Case("no-credentials", _FINAL_TURNS, _FINAL_REPLAY, no_credentials=True),
         # The engine writes its own credential into the workspace: the change needs a human.
         Case("needs-human", _LEAK_TURNS, _LEAK_REPLAY),
+        # A budget of one model call: the model gateway refuses the second (HOLON-BUDGET-001).
+        Case(
+            "budget",
+            _BUDGET_TURNS,
+            _FINAL_REPLAY,
+            {"constraints": {"budget": {"max_model_calls": 1}}},
+        ),
         Case("probe", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",)),
         Case("probe-no-spec", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",), no_spec=True),
         Case(

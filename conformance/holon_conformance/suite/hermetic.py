@@ -147,3 +147,22 @@ class BaseHermetic(CheckBase):
             "the model credential reached the engine's process tree (run it through the model "
             f"gateway: docs/gateway.md): {sorted(set(leaks))[:12]}"
         )
+
+    @req("HOLON-BUDGET-001")
+    @cap("needs_credentials")
+    def test_a_budget_stops_the_run_at_the_next_model_call(self, holon_target: Target) -> None:
+        """A budget of one model call on a task that needs three: the second call is refused,
+        the run ends ``budget_exceeded`` and diff.patch keeps the file the first call wrote."""
+        if holon_target.adapter.model_api is None:
+            pytest.skip(f"N/A: adapter {holon_target.name} declares no model API")
+        run = holon_target.run("budget")
+        if not run.requests:
+            pytest.skip(f"N/A: the {holon_target.name} engine calls no model")
+        manifest = run.manifest or {}
+        reason = manifest.get("metadata", {}).get("reason")
+        assert (run.exit_code, reason) == (1, "budget_exceeded"), run.describe()
+        assert run.model_requests == 1, f"{run.model_requests} model calls went upstream"
+        patch = run.output_dir / "diff.patch"
+        assert patch.is_file() and "hello.txt" in patch.read_text("utf-8", "replace"), (
+            "diff.patch lost the work done before the budget stopped the run"
+        )
