@@ -91,7 +91,8 @@ def budget_limits(context: RunContext, env: Mapping[str, str]) -> Limits:
         value = parse_usd(raw)
         if value is None:
             raise GatewaySettingInvalid(
-                f"HOLON_MAX_COST_USD={raw!r} is not a positive number of US dollars; "
+                f"HOLON_MAX_COST_USD={raw!r} (or --max-cost) is not a positive number of US "
+                "dollars; "
                 "set it like HOLON_MAX_COST_USD=2.50 or unset it"
             )
         cost = value if cost is None else min(cost, value)

@@ -40,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--skill", action="append", default=[], metavar="DIR", help="a skill directory (repeat)"
     )
+    parser.add_argument(
+        "--max-cost",
+        metavar="USD",
+        help="stop the run once its model calls cost this much (else HOLON_MAX_COST_USD)",
+    )
     parser.add_argument("--probe", action="store_true", help="check readiness, run nothing")
     return parser
 
@@ -52,6 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve_main(argv[1:])
     args = build_parser().parse_args(argv)
     env = dict(os.environ)
+    if args.max_cost is not None:  # checked with the budget, like the variable it sets
+        env["HOLON_MAX_COST_USD"] = args.max_cost
     flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
     flags["state"] = args.state
     paths = resolve_paths(flags, env)

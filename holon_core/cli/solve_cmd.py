@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from holon_core.cli.run_cmd import timeout_option
+from holon_core.cli.run_cmd import max_cost_option, timeout_option
 from holon_core.errors import HolonError, InputError
 
 if TYPE_CHECKING:
@@ -51,6 +51,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--runs-dir", type=Path, help="where run dirs go (as holon run)")
     parser.add_argument("--timeout", metavar="DURATION", help="wall clock limit, e.g. 30m")
     parser.add_argument(
+        "--max-cost",
+        metavar="USD",
+        help="stop the run once its model calls cost this much (budget_exceeded; docs/gateway.md)",
+    )
+    parser.add_argument(
         "--keep-snapshot", action="store_true", help="keep the snapshot and run-local homes"
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -72,6 +77,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
     env = dict(os.environ)
     try:
         timeout = timeout_option(args.timeout)
+        max_cost = max_cost_option(args.max_cost)
         workspace = args.workspace.expanduser().resolve()
         request, title, token = _prepare(args, env, workspace)
         with tempfile.TemporaryDirectory(prefix="holon-solve-") as tmp:
@@ -86,6 +92,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
                 model=args.model,
                 keep_snapshot=args.keep_snapshot,
                 timeout=timeout,
+                max_cost_usd=max_cost,
                 progress=not args.quiet,
             )
             result = run_task(options, env=_run_env(env, token), stops=stops)

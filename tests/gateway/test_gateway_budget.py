@@ -88,3 +88,15 @@ def test_a_budget_that_cannot_be_kept_is_refused_before_the_engine_starts(
     assert named in result.manifest["error"]
     assert server.requests == []
     assert REAL_KEY not in json.dumps(result.manifest)
+
+
+def test_holon_agent_max_cost_flag(engine_binary, https_provider, ca_file, tmp_path):
+    engine_binary("claude")
+    server = https_provider("write-and-run")
+    task = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
+    env = engine_env(server, "claude", ca_file)
+    result = run_agent(task, "claude", env=env, args=["--max-cost", "0.0001"], timeout=240)
+    budget = result.manifest["metadata"]["budget"]
+    assert (budget["max_cost_usd"], budget["exceeded"]) == (0.0001, "max_cost_usd")
+    bad = run_agent(task, "claude", env=env, args=["--max-cost", "lots"], timeout=120)
+    assert bad.exit_code == 1 and "(or --max-cost)" in bad.manifest["error"]

@@ -51,3 +51,19 @@ def test_a_max_cost_that_is_no_amount_is_refused(tmp_path):
     ran = holon_run(tmp_path, argv, {})
     assert ran.exit_code == 1
     assert "--max-cost: 'lots' is not a positive number of US dollars" in ran.stderr
+
+
+def test_holon_solve_takes_max_cost_and_refuses_no_amount(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "holon_core.cli.main", "solve", "o/r#1", "--max-cost", "lots"],
+        env=runner_kit.base_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "--max-cost: 'lots' is not a positive number of US dollars" in done.stderr
