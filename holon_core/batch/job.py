@@ -75,6 +75,9 @@ class Limits(_Strict):
     per_engine: dict[str, int] = Field(default_factory=dict, description="runs at once per engine")
     retries: int = Field(2, ge=0, le=20, description="extra tries for infrastructure failures")
     backoff: float = Field(5.0, ge=0, description="first wait before a retry; doubles each time")
+    max_cost_usd: float | None = Field(
+        None, gt=0, description="start no new cell once the job's cells cost this much (USD)"
+    )
 
     @field_validator("timeout", "backoff", mode="before")
     @classmethod

@@ -32,8 +32,10 @@ def run_pool(
     cancel: threading.Event,
     on_start: Callable[[Cell], None] = lambda cell: None,
     on_done: Callable[[Cell, CellResult], None] = lambda cell, result: None,
+    halt: Callable[[], bool] = lambda: False,
 ) -> list[CellResult]:
-    """Results of the cells that ran, in the order they ended."""
+    """Results of the cells that ran, in the order they ended. Once ``halt()`` says so (the
+    job's cost limit), no new cell starts; the running ones finish."""
     pending = list(cells)
     running: dict[str, int] = {}
     done: queue.Queue[tuple[Cell, CellResult | BaseException]] = queue.Queue()
@@ -47,7 +49,7 @@ def run_pool(
             done.put((cell, exc))
 
     while pending or active:
-        while pending and active < concurrency and not cancel.is_set():
+        while pending and active < concurrency and not cancel.is_set() and not halt():
             index = _next_fit(pending, running, per_engine)
             if index is None:
                 break
@@ -56,7 +58,7 @@ def run_pool(
             active += 1
             on_start(cell)
             threading.Thread(target=work, args=(cell,), name=f"cell {cell.id}", daemon=True).start()
-        if cancel.is_set():
+        if cancel.is_set() or halt():
             pending.clear()
         if not active:
             break

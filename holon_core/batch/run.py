@@ -88,6 +88,9 @@ def run_batch(
     progress = BatchProgress(stream, len(todo), tty=tty, enabled=options.progress)
     fresh: dict[str, CellResult] = {}
 
+    def over_budget() -> bool:
+        return limits.max_cost_usd is not None and _spent(kept | fresh) >= limits.max_cost_usd
+
     def done(cell: Cell, result: CellResult) -> None:
         fresh[cell.id] = result
         write_cell(cells_dir / cell.id, result)
@@ -103,6 +106,7 @@ def run_batch(
             cancel=cancel,
             on_start=progress.start,
             on_done=done,
+            halt=over_budget,
         )
     finally:
         progress.close()
@@ -110,6 +114,12 @@ def run_batch(
         if close is not None:
             close()
     results = _ordered(cells, kept | fresh)
+    if over_budget() and len(results) < len(cells):
+        stream.write(
+            f"holon batch: the job's cells cost ${_spent(kept | fresh):.4f}, reaching "
+            f"limits.max_cost_usd ${limits.max_cost_usd}: {len(cells) - len(results)} cells "
+            "were not started (raise the limit and rerun with --resume)\n"
+        )
     write_results(job.results / RESULTS_FILE, results)
     (job.results / "report.md").write_text(markdown_report(job.name, results), encoding="utf-8")
     return BatchOutcome(job, results, len(cells), cancel.is_set())
@@ -127,6 +137,11 @@ def _executor(
     from holon_core.batch.local import LocalExecutor
 
     return LocalExecutor(cells_dir, job.data.limits, env)
+
+
+def _spent(known: Mapping[str, CellResult]) -> float:
+    """What the job's cells cost so far (cells whose cost is unknown count nothing)."""
+    return sum(r.cost_usd or 0.0 for r in known.values())
 
 
 def _ordered(cells: list[Cell], known: Mapping[str, CellResult]) -> list[CellResult]:

@@ -33,3 +33,23 @@ def test_batch_reports_cost_per_engine_for_codex_and_gemini(
     for row in rows:
         line = next(x for x in report.splitlines() if x.startswith(f"| {row['engine']} |"))
         assert f"{row['cost_usd']:.4f}" in line, line
+
+
+def test_a_job_wide_cost_limit_stops_starting_cells(
+    engine_binary, https_provider, ca_file, tmp_path
+):
+    engine_binary("codex")
+    server = https_provider("write-and-run")
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(PRICES)
+    tasks = [t for t in four_tasks(tmp_path) if t["id"] in ("inline", "one")]
+    limits = {"concurrency": 1, "max_cost_usd": 0.0001}
+    job = write_job(tmp_path, tasks, ["codex"], limits=limits)
+    env = engine_env(server, "codex", ca_file)
+    env |= {"HOLON_MODEL": "batch-priced-model", "HOLON_PRICES": str(prices)}
+    done = run_batch(job, env=env)
+    rows = results(tmp_path / "job.results")
+    # The first cell spent more than the whole job may: the second never started.
+    assert len(rows) == 1 and rows[0]["cost_usd"] > 0.0001, rows
+    assert done.returncode == 1
+    assert "reaching limits.max_cost_usd $0.0001: 1 cells were not started" in done.stderr
