@@ -205,6 +205,19 @@ def _max_steps(value: Any, loc: Location, found: Findings) -> None:
         found.add(loc, "must be a whole number of at least 1")
 
 
+def _positive_amount(value: Any, loc: Location, found: Findings) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        found.add(loc, "must be a positive number of US dollars, e.g. 2.5")
+
+
+def _budget(value: Any, loc: Location, found: Findings) -> None:
+    """``constraints.budget``: the model gateway's limits (docs/gateway.md)."""
+    if value is not None:
+        BUDGET(value, loc, found)
+
+
 def _context_env(value: Any, loc: Location, found: Findings) -> None:
     if not isinstance(value, dict):
         found.add(loc, "context.env must be a mapping of NAME: value settings")
@@ -236,6 +249,9 @@ def _not_a_name(where: str, value: object) -> str:
 
 GOAL = Fields({"description": _text, "issue_id": _optional_text}, required=("description",))
 ARTIFACT = Fields({"path": _artifact_path, "required": _flag}, required=("path",))
+BUDGET = Fields(
+    {"max_cost_usd": _positive_amount, "max_tokens": _max_steps, "max_model_calls": _max_steps}
+)
 SPEC = Fields(
     {
         "version": _one_of(*SUPPORTED_VERSIONS, what="version"),
@@ -251,7 +267,7 @@ SPEC = Fields(
         ),
         "goal": _goal,
         "output": Fields({"artifacts": _artifacts}),
-        "constraints": Fields({"timeout": _timeout, "max_steps": _max_steps}),
+        "constraints": Fields({"timeout": _timeout, "max_steps": _max_steps, "budget": _budget}),
         "engine": Fields({"name": _optional_text, "model": _optional_text}),
     },
     required=("version", "kind", "goal"),

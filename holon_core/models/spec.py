@@ -80,13 +80,17 @@ class Output(_Open):
 class Budget(_Open):
     """Limits the model gateway enforces on the run's model calls (docs/gateway.md)."""
 
+    # strict: the same verdict as holon_core/spec_rules.py (no "2.5" strings, no booleans)
     max_cost_usd: float | None = Field(
-        default=None, gt=0, description="Spend at most this many US dollars on model calls."
+        default=None,
+        gt=0,
+        strict=True,
+        description="Spend at most this many US dollars on model calls.",
     )
     max_tokens: int | None = Field(
-        default=None, ge=1, description="Input + output tokens over all model calls."
+        default=None, ge=1, strict=True, description="Input + output tokens over all model calls."
     )
-    max_model_calls: int | None = Field(default=None, ge=1, description="Model calls.")
+    max_model_calls: int | None = Field(default=None, ge=1, strict=True, description="Model calls.")
 
 
 class Constraints(_Open):

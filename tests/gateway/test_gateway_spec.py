@@ -1,0 +1,39 @@
+"""``constraints.budget`` in the spec: known to the one spec check the run and the probe share
+(no unknown-field warning), and a bad value refused by both with the same message."""
+
+from __future__ import annotations
+
+import pytest
+
+from holon_core.spec_loader import build_spec
+from holon_core.spec_rules import read_spec
+from holon_core.testing import make_task, run_agent
+
+
+def test_a_budget_is_a_known_field(tmp_path):
+    budget = {"max_cost_usd": 2.5, "max_tokens": 100000, "max_model_calls": 20}
+    task = make_task(tmp_path / "t", spec_extra={"constraints": {"budget": budget}})
+    document = read_spec(task.spec)
+    assert document.warnings == []
+    assert build_spec(document).constraints.budget.max_model_calls == 20
+
+
+@pytest.mark.parametrize(
+    ("budget", "field", "says"),
+    [
+        ({"max_tokens": 0}, "constraints.budget.max_tokens", "at least 1"),
+        ({"max_model_calls": 2.5}, "constraints.budget.max_model_calls", "whole number"),
+        ({"max_cost_usd": -1}, "constraints.budget.max_cost_usd", "positive number"),
+        ({"max_cost_usd": "2.5"}, "constraints.budget.max_cost_usd", "positive number"),
+        ("lots", "constraints.budget", "must be a mapping"),
+    ],
+)
+def test_a_bad_budget_is_refused_by_the_probe_and_the_run_alike(tmp_path, budget, field, says):
+    task = make_task(tmp_path / "t", spec_extra={"constraints": {"budget": budget}}, replay=[])
+    probe = run_agent(task, args=["--probe"])
+    run = run_agent(task)
+    for result in (probe, run):
+        assert result.exit_code == 1, result.stderr
+        assert result.manifest["metadata"]["reason"] == "invalid_spec"
+        assert field in result.manifest["error"] and says in result.manifest["error"]
+    assert probe.manifest["error"] == run.manifest["error"]
