@@ -45,6 +45,8 @@ class SpecFacts:
     files: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     pass_env: tuple[str, ...] = ()
+    #: ``constraints.budget`` (the model gateway's limits), as a mapping.
+    budget: Mapping[str, Any] | None = None
 
     @classmethod
     def of_data(cls, data: Mapping[str, Any]) -> SpecFacts:
@@ -57,16 +59,19 @@ class SpecFacts:
             files=tuple(context.get("files", ())),
             env=dict(context.get("env", {})),
             pass_env=tuple(dict.fromkeys(context.get("pass_env", ()))),
+            budget=(data.get("constraints") or {}).get("budget"),
         )
 
     @classmethod
     def of_spec(cls, spec: Spec) -> SpecFacts:
+        budget = spec.constraints.budget
         return cls(
             engine=spec.engine.name,
             skills=tuple(spec.metadata.skills),
             files=tuple(spec.context.files),
             env=dict(spec.context.env),
             pass_env=tuple(spec.context.pass_env),
+            budget=None if budget is None else budget.model_dump(),
         )
 
 
@@ -130,6 +135,8 @@ def admit_engine(
         return found
     if found.plugins is not None:
         _engine(found, engine_flag, env)
+    if found.engine is not None and found.facts is not None:
+        _gateway(found, env, one_shot=spec is None)
     if found.refusals and not keep_going:
         return found
     if on_phase is not None:
@@ -209,6 +216,17 @@ def _engine(found: Admission, flag: str | None, env: Mapping[str, str]) -> None:
         found.refuse("adapter", exc)
         return
     found.passed("adapter", found.engine.name)
+
+
+def _gateway(found: Admission, env: Mapping[str, str], *, one_shot: bool) -> None:
+    """The model gateway's settings and the spec's budget (docs/gateway.md)."""
+    from holon_core.gateway.admit import gateway_problem
+
+    assert found.engine is not None and found.facts is not None
+    api = found.engine.model_api
+    problem = gateway_problem(api, env, found.facts.budget, one_shot=one_shot)
+    if problem is not None:
+        found.refuse("gateway", problem)
 
 
 def _context_files(found: Admission, names: Sequence[str], paths: AgentPaths) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from holon_core.errors import HolonError
+from holon_core.gateway.admit import GatewaySettingInvalid
 from holon_core.outcome import Decision
 
 if TYPE_CHECKING:
@@ -26,28 +26,25 @@ if TYPE_CHECKING:
 _KEY = "_gateway"
 
 
-class GatewaySettingInvalid(HolonError):
-    reason = "invalid_input"
-
-
 def start(run: RunState, context: RunContext) -> None:
     """Open the gateway when ``HOLON_GATEWAY`` says so (unset: on for a one-shot run, off for
     a serve turn) and the engine declares a model API; refuse a budget it cannot keep."""
+    from holon_core.gateway.admit import gateway_problem
     from holon_core.gateway.setting import gateway_setting
 
     one_shot = run.metadata.get("mode", "run") == "run"
-    try:
-        wanted = gateway_setting(run.env, default=None if one_shot else "off")
-    except ValueError as exc:
-        raise GatewaySettingInvalid(str(exc)) from exc
+    budget = context.spec.constraints.budget
+    problem = gateway_problem(
+        context.engine.model_api,
+        run.env,
+        budget.model_dump() if budget is not None else None,
+        one_shot=one_shot,
+    )
+    if problem is not None:  # the admission refused it already; kept for direct callers
+        raise problem
+    wanted = gateway_setting(run.env, default=None if one_shot else "off")
     limits = budget_limits(context, run.env)
     if not wanted or context.engine.model_api is None:
-        if limits.any():
-            why = "HOLON_GATEWAY is off" if not wanted else "the engine declares no model API"
-            raise GatewaySettingInvalid(
-                f"a budget ({_named(limits)}) is kept by the model gateway, but {why}; "
-                "remove the budget or run with HOLON_GATEWAY=on"
-            )
         return
     from holon_core.gateway.price_table import PriceTableError
     from holon_core.gateway.session import harden_process, open_gateway
@@ -76,8 +73,8 @@ def start(run: RunState, context: RunContext) -> None:
     _refuse_unpriced(session, context, limits)
     context.env = session.engine_env
     run.log.info("gateway", url=session.server.url, upstream=session.upstream, api=session.api)
-    for problem in harden_process(context.engine.credential_env):
-        run.log.warning("gateway", detail=problem)
+    for left in harden_process(context.engine.credential_env):
+        run.log.warning("gateway", detail=left)
 
 
 def budget_limits(context: RunContext, env: Mapping[str, str]) -> Limits:
@@ -87,14 +84,8 @@ def budget_limits(context: RunContext, env: Mapping[str, str]) -> Limits:
     budget = context.spec.constraints.budget
     cost = budget.max_cost_usd if budget is not None else None
     raw = (env.get("HOLON_MAX_COST_USD") or "").strip()
-    if raw:
-        value = parse_usd(raw)
-        if value is None:
-            raise GatewaySettingInvalid(
-                f"HOLON_MAX_COST_USD={raw!r} (or --max-cost) is not a positive number of US "
-                "dollars; "
-                "set it like HOLON_MAX_COST_USD=2.50 or unset it"
-            )
+    value = parse_usd(raw) if raw else None
+    if value is not None:  # a bad value was refused by gateway_problem
         cost = value if cost is None else min(cost, value)
     return Limits(
         max_cost_usd=cost,

@@ -37,3 +37,30 @@ def test_a_bad_budget_is_refused_by_the_probe_and_the_run_alike(tmp_path, budget
         assert result.manifest["metadata"]["reason"] == "invalid_spec"
         assert field in result.manifest["error"] and says in result.manifest["error"]
     assert probe.manifest["error"] == run.manifest["error"]
+
+
+@pytest.mark.parametrize(
+    ("env", "budget", "says"),
+    [
+        ({"HOLON_GATEWAY": "maybe"}, None, "HOLON_GATEWAY='maybe'"),
+        ({"HOLON_MAX_COST_USD": "lots"}, None, "HOLON_MAX_COST_USD='lots'"),
+        ({"HOLON_GATEWAY": "off"}, {"max_tokens": 10}, "HOLON_GATEWAY is off"),
+        ({"HOLON_PRICES": "/no/such/prices.yaml"}, None, "HOLON_PRICES=/no/such/prices.yaml"),
+    ],
+)
+def test_the_probe_refuses_the_gateway_settings_the_run_refuses(
+    engine_binary, scripted_provider, tmp_path, env, budget, says
+):
+    engine_binary("claude")
+    server = scripted_provider("final-only")
+    spec = {"constraints": {"budget": budget}} if budget else {}
+    task = make_task(tmp_path / "t", spec_extra=spec)
+    env = server.engine_env("claude") | env
+    probe = run_agent(task, "claude", env=env, args=["--probe"])
+    run = run_agent(task, "claude", env=env)
+    for result in (probe, run):
+        assert result.exit_code == 1, result.stderr
+        assert result.manifest["metadata"]["reason"] == "invalid_input"
+        assert says in result.manifest["error"]
+    assert probe.manifest["error"] == run.manifest["error"]
+    assert server.requests == []

@@ -1,0 +1,56 @@
+"""The gateway's settings checked before anything starts: the one check the run and the probe
+share (``holon_core.agent.admission``), so a green probe is never followed by a run refused
+for ``HOLON_GATEWAY``, ``HOLON_MAX_COST_USD``, ``HOLON_PRICES`` or a budget the gateway cannot
+keep. Cheap: no HTTP stack, no price library (a model's price is checked when the run starts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from holon_core.errors import HolonError
+from holon_core.gateway.budget import parse_usd
+from holon_core.gateway.setting import gateway_setting
+
+
+class GatewaySettingInvalid(HolonError):
+    reason = "invalid_input"
+
+
+def gateway_problem(
+    model_api: str | None,
+    env: Mapping[str, str],
+    budget: Mapping[str, Any] | None,
+    *,
+    one_shot: bool,
+) -> GatewaySettingInvalid | None:
+    """What stops the run before its engine starts, or None."""
+    try:
+        wanted = gateway_setting(env, default=None if one_shot else "off")
+    except ValueError as exc:
+        return GatewaySettingInvalid(str(exc))
+    raw = (env.get("HOLON_MAX_COST_USD") or "").strip()
+    if raw and parse_usd(raw) is None:
+        return GatewaySettingInvalid(
+            f"HOLON_MAX_COST_USD={raw!r} (or --max-cost) is not a positive number of US "
+            "dollars; set it like HOLON_MAX_COST_USD=2.50 or unset it"
+        )
+    limits = {k: v for k, v in (budget or {}).items() if v is not None}
+    if raw:
+        limits["max_cost_usd"] = raw
+    if limits and (not wanted or model_api is None):
+        why = "HOLON_GATEWAY is off" if not wanted else "the engine declares no model API"
+        named = ", ".join(f"{k} {v}" for k, v in limits.items())
+        return GatewaySettingInvalid(
+            f"a budget ({named}) is kept by the model gateway, but {why}; "
+            "remove the budget or run with HOLON_GATEWAY=on"
+        )
+    if wanted and model_api is not None and env.get("HOLON_PRICES"):
+        from holon_core.gateway.price_table import PriceTableError, load_table
+
+        try:
+            load_table(env["HOLON_PRICES"])
+        except PriceTableError as exc:
+            return GatewaySettingInvalid(str(exc))
+    return None
