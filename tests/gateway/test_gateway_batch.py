@@ -3,7 +3,7 @@ from the wire (engines that report none themselves), per engine in results and r
 
 from __future__ import annotations
 
-from batch.kit import four_tasks, results, run_batch, write_job
+from tests.batch.kit import four_tasks, results, run_batch, write_job
 
 from .test_gateway_engines import engine_env
 

@@ -15,7 +15,7 @@ from .test_gateway_engines import ENGINES, engine_env
 
 def budget_task(tmp_path, budget):
     spec = {"constraints": {"budget": budget}}
-    files = {"README.md": "hi\n"}
+    files: dict[str, str | bytes] = {"README.md": "hi\n"}
     return make_task(tmp_path / "task", goal="Create hello.txt", files=files, spec_extra=spec)
 
 
@@ -49,6 +49,7 @@ def test_a_cost_budget_stops_after_the_call_that_spent_it(
     server = https_provider("write-and-run")
     task = budget_task(tmp_path, {"max_cost_usd": 0.0001})
     result = run_agent(task, "claude", env=engine_env(server, "claude", ca_file), timeout=240)
+    assert result.manifest is not None
     meta = result.manifest["metadata"]
     assert meta["reason"] == "budget_exceeded"
     assert meta["budget"]["exceeded"] == "max_cost_usd"
@@ -64,6 +65,7 @@ def test_holon_max_cost_usd_applies_with_the_spec_and_the_stricter_wins(
     task = budget_task(tmp_path, {"max_cost_usd": 100})
     env = engine_env(server, "claude", ca_file) | {"HOLON_MAX_COST_USD": "0.0001"}
     result = run_agent(task, "claude", env=env, timeout=240)
+    assert result.manifest is not None
     budget = result.manifest["metadata"]["budget"]
     assert (budget["max_cost_usd"], budget["exceeded"]) == (0.0001, "max_cost_usd")
 
@@ -84,6 +86,7 @@ def test_a_budget_that_cannot_be_kept_is_refused_before_the_engine_starts(
     env = engine_env(server, "claude", ca_file) | extra
     result = run_agent(task, "claude", env=env, timeout=120)
     assert result.exit_code == 1
+    assert result.manifest is not None
     assert result.manifest["metadata"]["reason"] == "invalid_input"
     assert named in result.manifest["error"]
     assert server.requests == []
@@ -96,7 +99,9 @@ def test_holon_agent_max_cost_flag(engine_binary, https_provider, ca_file, tmp_p
     task = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
     env = engine_env(server, "claude", ca_file)
     result = run_agent(task, "claude", env=env, args=["--max-cost", "0.0001"], timeout=240)
+    assert result.manifest is not None
     budget = result.manifest["metadata"]["budget"]
     assert (budget["max_cost_usd"], budget["exceeded"]) == (0.0001, "max_cost_usd")
     bad = run_agent(task, "claude", env=env, args=["--max-cost", "lots"], timeout=120)
-    assert bad.exit_code == 1 and "(or --max-cost)" in bad.manifest["error"]
+    assert bad.exit_code == 1 and bad.manifest is not None
+    assert "(or --max-cost)" in bad.manifest["error"]

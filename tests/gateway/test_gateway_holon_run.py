@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-from runner import kit as runner_kit
-
 from holon_core.testing.task import git
+from tests.runner import kit as runner_kit
 
 from .test_gateway_engines import engine_env
 

@@ -47,6 +47,7 @@ def test_a_rate_limited_run_says_when_the_quota_resets(
     server = https_provider(str(scenario))
     task = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
     result = run_agent(task, "claude", env=engine_env(server, "claude", ca_file), timeout=120)
+    assert result.manifest is not None
     meta = result.manifest["metadata"]
     assert meta["reason"] == "rate_limited"
     assert meta["usage"]["rate_limit_reset_at"] == "2030-01-01T00:00:00Z"

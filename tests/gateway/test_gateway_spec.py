@@ -15,7 +15,8 @@ def test_a_budget_is_a_known_field(tmp_path):
     task = make_task(tmp_path / "t", spec_extra={"constraints": {"budget": budget}})
     document = read_spec(task.spec)
     assert document.warnings == []
-    assert build_spec(document).constraints.budget.max_model_calls == 20
+    budget_read = build_spec(document).constraints.budget
+    assert budget_read is not None and budget_read.max_model_calls == 20
 
 
 @pytest.mark.parametrize(
@@ -34,8 +35,10 @@ def test_a_bad_budget_is_refused_by_the_probe_and_the_run_alike(tmp_path, budget
     run = run_agent(task)
     for result in (probe, run):
         assert result.exit_code == 1, result.stderr
+        assert result.manifest is not None
         assert result.manifest["metadata"]["reason"] == "invalid_spec"
         assert field in result.manifest["error"] and says in result.manifest["error"]
+    assert probe.manifest is not None and run.manifest is not None
     assert probe.manifest["error"] == run.manifest["error"]
 
 
@@ -60,7 +63,9 @@ def test_the_probe_refuses_the_gateway_settings_the_run_refuses(
     run = run_agent(task, "claude", env=env)
     for result in (probe, run):
         assert result.exit_code == 1, result.stderr
+        assert result.manifest is not None
         assert result.manifest["metadata"]["reason"] == "invalid_input"
         assert says in result.manifest["error"]
+    assert probe.manifest is not None and run.manifest is not None
     assert probe.manifest["error"] == run.manifest["error"]
     assert server.requests == []
