@@ -58,6 +58,11 @@ class Watchdog:
         os.close(read)
         self._pid, self._fd = pid, write
 
+    @property
+    def pid(self) -> int | None:
+        """The watchdog process (None where there is none: not Linux, or the fork failed)."""
+        return self._pid
+
     def arm(self, engine_pid: int, marker: str) -> None:
         """Tell the watchdog which process tree to kill should the agent die."""
         self._send(f"{engine_pid} {marker}\n")

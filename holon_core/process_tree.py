@@ -13,18 +13,20 @@ of every process, and that scan must be cheap.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
 import sys
+import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Iterator
 
 #: Environment variable whose value marks processes as members of one supervised tree.
 TREE_MARKER_ENV = "HOLON_PROCESS_TREE"
@@ -50,6 +52,52 @@ def become_subreaper() -> bool:
     if ok:
         _subreaper_pids.add(os.getpid())
     return ok
+
+
+class Claims:
+    """Pids this process started for its runs, while each run lasts: engine roots and
+    holon's own helpers (watchdogs).
+
+    serve mode runs turns side by side in one process, so a child of ours that appeared after
+    a run's start is not always an orphan of that run's engine: it may be another run's engine
+    or watchdog. Starting such a process (:func:`claiming`) and sorting our children happen
+    under one lock, so a tree never adopts a process another run is about to claim.
+    """
+
+    lock = threading.Lock()
+    engines: ClassVar[set[int]] = set()
+    helpers: ClassVar[set[int]] = set()
+    #: Several runs may be under way at once (:func:`runs_side_by_side`).
+    side_by_side = False
+
+
+@contextlib.contextmanager
+def claiming() -> Iterator[type[Claims]]:
+    """Hold while starting a process no other run may adopt, and record its pid in it."""
+    with Claims.lock:
+        yield Claims
+
+
+@contextlib.contextmanager
+def runs_side_by_side(enabled: bool = True) -> Iterator[None]:
+    """Inside, several runs of this process may be under way at once (serve mode with
+    ``--max-concurrent`` above 1). Each run's own children (its git, its copies) are then
+    children of ours that no claim covers, so an orphan is adopted only by the run whose
+    marker it carries."""
+    before = Claims.side_by_side
+    Claims.side_by_side = enabled or before
+    try:
+        yield
+    finally:
+        Claims.side_by_side = before
+
+
+def release_claims(*pids: int | None) -> None:
+    """The run that claimed these pids is over: they are nobody's any more."""
+    with Claims.lock:
+        gone = {pid for pid in pids if pid is not None}
+        Claims.engines.difference_update(gone)
+        Claims.helpers.difference_update(gone)
 
 
 _PR_SET_PDEATHSIG = 1
@@ -262,8 +310,14 @@ class ProcessTree:
         found: dict[Proc, _Stat] = {}
         visited: set[int] = set()
         adopting = is_subreaper()
+        with Claims.lock:  # after the scan: a child it saw is claimed by now, if ever
+            engines, helpers = Claims.engines - {self.root_pid}, set(Claims.helpers)
         queue = [
-            (pid, adopting and self._adopted(Proc(pid, procs[pid].start)))
+            (
+                pid,
+                adopting
+                and self._adopted(Proc(pid, procs[pid].start), procs[pid], engines, helpers),
+            )
             for pid in children.get(os.getpid(), [])
         ]
         while queue:
@@ -291,11 +345,22 @@ class ProcessTree:
         self.seen.update(found)
         return found
 
-    def _adopted(self, proc: Proc) -> bool:
-        """A direct child of ours that is neither the engine nor one we had before it."""
-        if self.foreign is None or proc.pid == self.root_pid:
+    def _adopted(self, proc: Proc, stat: _Stat, engines: set[int], helpers: set[int]) -> bool:
+        """A direct child of ours that is neither the engine nor one we had before it, nor
+        claimed (another run's engine, a watchdog), nor in another run's engine session.
+
+        While other runs may be live, an orphan that left its session could be any run's, or
+        another run's own child: it is ours only if it carries our marker (one that also
+        cleared its environment is then nobody's, and the run that started it does not find
+        it either).
+        """
+        if self.foreign is None or proc.pid == self.root_pid or proc in self.foreign:
             return False
-        return proc not in self.foreign
+        if proc.pid in engines or proc.pid in helpers or stat.session in engines:
+            return False
+        if (engines or Claims.side_by_side) and self.marker is not None:
+            return _has_marker(proc.pid, self.marker)
+        return True
 
     def _claims(self, proc: Proc, stat: _Stat, by_session: bool) -> bool:
         if proc in self._rejected:

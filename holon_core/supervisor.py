@@ -36,7 +36,9 @@ from holon_core.process_tree import (
     ProcessTree,
     become_subreaper,
     children_of,
+    claiming,
     die_with_parent,
+    release_claims,
 )
 
 if TYPE_CHECKING:
@@ -67,6 +69,9 @@ class _Kept:
 
     wanted = False
     watchdog: Watchdog | None = None
+    #: A run has it armed: a run beside it (serve's side-by-side turns) gets its own, since
+    #: a watchdog guards one tree at a time.
+    armed = False
 
 
 @contextlib.contextmanager
@@ -79,27 +84,36 @@ def shared_watchdog() -> Iterator[None]:
     try:
         yield
     finally:
-        _Kept.wanted = False
+        _Kept.wanted = _Kept.armed = False
         if _Kept.watchdog is not None:
             _Kept.watchdog.stop()
             _Kept.watchdog = None
 
 
 def _watchdog() -> Watchdog:
-    if not _Kept.wanted:
-        return Watchdog()
-    if _Kept.watchdog is None or not _Kept.watchdog.alive():
-        if _Kept.watchdog is not None:
-            _Kept.watchdog.stop()
-        _Kept.watchdog = Watchdog()
-    return _Kept.watchdog
+    """The run's watchdog, claimed (no other run's tree may take it for an orphan)."""
+    with claiming() as claimed:
+        if not _Kept.wanted or _Kept.armed:
+            watchdog = Watchdog()
+        else:
+            if _Kept.watchdog is None or not _Kept.watchdog.alive():
+                if _Kept.watchdog is not None:
+                    _Kept.watchdog.stop()
+                _Kept.watchdog = Watchdog()
+            watchdog, _Kept.armed = _Kept.watchdog, True
+        if watchdog.pid is not None:
+            claimed.helpers.add(watchdog.pid)
+    return watchdog
 
 
 def _release(watchdog: Watchdog) -> None:
     """The run's tree is gone: a shared watchdog is disarmed, a run's own one stopped."""
     if watchdog is _Kept.watchdog:
         watchdog.disarm()
+        with claiming():
+            _Kept.armed = False
     else:
+        release_claims(watchdog.pid)
         watchdog.stop()
 
 
@@ -154,19 +168,21 @@ def supervise(
     try:
         if not plan.argv:
             raise ValueError("empty argv")
-        proc = subprocess.Popen(
-            plan.argv,
-            env={**plan.env, TREE_MARKER_ENV: marker},
-            cwd=plan.cwd,
-            stdin=subprocess.DEVNULL if plan.stdin is None else subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            close_fds=True,
-            bufsize=0,
-            # The engine dies if the agent is SIGKILLed (thread-safe: see die_with_parent).
-            preexec_fn=die_with_parent(),  # noqa: PLW1509
-        )
+        with claiming() as claimed:  # the engine is this run's, never another run's orphan
+            proc = subprocess.Popen(
+                plan.argv,
+                env={**plan.env, TREE_MARKER_ENV: marker},
+                cwd=plan.cwd,
+                stdin=subprocess.DEVNULL if plan.stdin is None else subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                close_fds=True,
+                bufsize=0,
+                # The engine dies if the agent is SIGKILLed (thread-safe: see die_with_parent).
+                preexec_fn=die_with_parent(),  # noqa: PLW1509
+            )
+            claimed.engines.add(proc.pid)
     except (OSError, ValueError, subprocess.SubprocessError) as exc:
         _release(watchdog)
         spool.close()
@@ -211,6 +227,7 @@ def supervise(
         raise
     finally:
         sys.setswitchinterval(switch_interval)
+        release_claims(proc.pid)
         _release(watchdog)
         run.spool.close()
     return ProcessOutcome(

@@ -236,11 +236,12 @@ def test_max_concurrent_runs_isolated_sessions_side_by_side(tmp_path):
     serve = start(tmp_path, "--max-concurrent", "2")
     try:
         # each turn waits (bounded) until the other has started too: side by side, both
-        # see the other's mark; one at a time, neither would
+        # see the other's mark; one at a time, neither would. The bound (120 s) is far above
+        # a loaded machine's start of the second turn (20 s was seen to fall short under -n 2)
         for me, other in (("p1", "p2"), ("p2", "p1")):
             mine, theirs = serve.root / f"started-{me}", serve.root / f"started-{other}"
             wait = (
-                f"touch {mine}; for i in $(seq 400); do [ -e {theirs} ] && break; sleep 0.05; done"
+                f"touch {mine}; for i in $(seq 2400); do [ -e {theirs} ] && break; sleep 0.05; done"
             )
             serve.script(me, [{"run": wait}, {"say": me}])
         body = {"workspace": "isolated"}
@@ -248,7 +249,8 @@ def test_max_concurrent_runs_isolated_sessions_side_by_side(tmp_path):
             Streamed(serve, {"input": me, "holon": {"turn_id": me, **body}}) for me in ("p1", "p2")
         ]
         for stream in streams:
-            assert stream.finish()[-1]["response"]["status"] == "completed"
+            last = stream.finish()[-1]["response"]
+            assert last["status"] == "completed", json.dumps(last)[:3000]
         one, two = _turn_record(serve, "p1"), _turn_record(serve, "p2")
         assert one["session_id"] != two["session_id"]
         assert one["started_at"] < two["ended_at"] and two["started_at"] < one["ended_at"]
