@@ -19,8 +19,10 @@ PLUGIN = {"HOLON_PLUGINS": "holon_adapter_echo", "PYTHONPATH": str(EXAMPLE)}
 
 
 def test_the_example_adapter_runs_a_task(tmp_path, assert_valid_manifest):
+    """The toy's offline echo: no ECHO_BASE_URL, so no gateway (which would always set it)."""
     task = make_task(tmp_path, goal="Say hello to the docs")
-    result = run_agent(task, engine="echo", env={**PLUGIN, "ECHO_API_KEY": "k-123456"})
+    env = {**PLUGIN, "ECHO_API_KEY": "k-123456", "HOLON_GATEWAY": "off"}
+    result = run_agent(task, engine="echo", env=env)
     assert result.exit_code == 0, result.stderr
     manifest = assert_valid_manifest(result.manifest)
     assert manifest["metadata"]["session_id"] == "echo-1"

@@ -34,10 +34,10 @@ def test_full_spec(tmp_path):
 
 def test_string_goal_and_unknown_nested_field(tmp_path):
     path = tmp_path / "spec.yaml"
-    path.write_text('version: "v1"\nkind: Holon\ngoal: do it\nconstraints:\n  budget: 3\n')
+    path.write_text('version: "v1"\nkind: Holon\ngoal: do it\nconstraints:\n  priority: 3\n')
     spec, warnings = load_spec(path)
     assert spec.goal_text == "do it"
-    assert warnings == [f"{path}:5: unknown field 'constraints.budget' ignored"]
+    assert warnings == [f"{path}:5: unknown field 'constraints.priority' ignored"]
 
 
 @pytest.mark.parametrize(

@@ -24,9 +24,13 @@ from holon_core.supervisor import ProcessOutcome, supervise
 
 @pytest.fixture(autouse=True)
 def no_children_left():
+    """Nothing the test started is left (zombies included). What the worker had before stays
+    out of it: a worker that supervised earlier is a subreaper, and other tests' orphans may
+    have become its zombies."""
+    before = set(psutil.Process().children(recursive=True))
     yield
-    left = psutil.Process().children(recursive=True)
-    assert left == [], f"processes left behind: {left}"
+    left = set(psutil.Process().children(recursive=True)) - before
+    assert not left, f"processes left behind: {left}"
 
 
 def start_run(script: str, results: dict[str, ProcessOutcome], name: str) -> threading.Thread:
