@@ -436,19 +436,9 @@ def native_skill_shares_a_staged_name(tmp: Path) -> Setup:
 
 
 def _archive(tmp: Path, members: dict[str, bytes]) -> tuple[Path, str]:
-    import hashlib
-    import io
-    import tarfile
+    from tests.skills.kit import publish, tar_gz
 
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    path = tmp / "packed.tar.gz"
-    path.write_bytes(buf.getvalue())
-    return path, hashlib.sha256(buf.getvalue()).hexdigest()
+    return tmp / "packed.tar.gz", publish(tmp, "packed.tar.gz", tar_gz(members))
 
 
 PACKED = b"---\nname: packed\ndescription: Packed skill\nversion: 1.0.0\n---\nSteps.\n"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import subprocess
 import sys
+import tarfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -70,3 +73,20 @@ def manifest_of(ran: Ran) -> dict[str, Any]:
 def skill_rows(manifest: Mapping[str, Any]) -> list[tuple[str, str]]:
     """(name, layer) of every skill the run used, in order."""
     return [(s["name"], s["source"]) for s in manifest["metadata"]["skills"]]
+
+
+def tar_gz(members: dict[str, bytes]) -> bytes:
+    """A gzipped tar holding ``members`` (name -> bytes), names taken as given: a skill archive."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def publish(root: Path, name: str, data: bytes) -> str:
+    """Write an archive as ``root/name``; its sha256 (the pin a skill reference carries)."""
+    (root / name).write_bytes(data)
+    return hashlib.sha256(data).hexdigest()

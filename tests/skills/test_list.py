@@ -9,8 +9,7 @@ from typing import Any
 
 import yaml
 
-from .kit import holon, make_skill
-from .test_refusals import publish, tar_gz
+from .kit import holon, make_skill, publish, tar_gz
 
 BROKEN = "---\nname: broken\ndescription: [unclosed\n---\nSteps.\n"
 ROW_KEYS = {

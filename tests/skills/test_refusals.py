@@ -3,9 +3,7 @@ archives over HTTP (a local server) and the store's immutability, through the re
 
 from __future__ import annotations
 
-import hashlib
 import io
-import tarfile
 import threading
 import zipfile
 from collections.abc import Iterator
@@ -17,7 +15,7 @@ import pytest
 
 from holon_core.testing import make_task, run_agent
 
-from .kit import holon, make_skill
+from .kit import holon, make_skill, publish, tar_gz
 
 SKILL_MD = b"---\nname: packed\ndescription: Packed skill\nversion: 1.0.0\n---\nSteps.\n"
 
@@ -37,27 +35,12 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     server.server_close()
 
 
-def tar_gz(members: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
-
-
 def flat_zip(members: dict[str, bytes]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as archive:
         for name, data in members.items():
             archive.writestr(name, data)
     return buf.getvalue()
-
-
-def publish(root: Path, name: str, data: bytes) -> str:
-    (root / name).write_bytes(data)
-    return hashlib.sha256(data).hexdigest()
 
 
 def _bad_flag(tmp: Path, kind: str) -> Path:
