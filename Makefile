@@ -53,6 +53,7 @@ typecheck: sync
 schemas: sync
 	$(RUN) holon schema spec > schemas/spec.schema.json
 	$(RUN) holon schema manifest > schemas/manifest.schema.json
+	$(RUN) holon schema cassette > schemas/cassette.schema.json
 
 # One worker per core (at most 4): most of a test's time is an engine or holon-agent process,
 # so two workers keep both cores of a small machine busy. A file's tests stay on one worker

@@ -12,7 +12,7 @@ from holon_core.cli.schema_cmd import render
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
 
 
-@pytest.mark.parametrize("name", ["spec", "manifest"])
+@pytest.mark.parametrize("name", ["spec", "manifest", "cassette"])
 def test_committed_schema_is_fresh(name):
     committed = (SCHEMAS / f"{name}.schema.json").read_text()
     assert committed == render(name), f"schemas/{name}.schema.json is stale: run `make schemas`"

@@ -1,4 +1,4 @@
-"""``holon schema spec|manifest``: print the JSON Schema generated from the contract models."""
+"""``holon schema spec|manifest|cassette``: print the JSON Schema generated from the models."""
 
 from __future__ import annotations
 
@@ -14,12 +14,18 @@ from holon_core.models.spec import Spec
 SCHEMA_IDS = {
     "spec": "https://holon.dev/schemas/spec.schema.json",
     "manifest": "https://holon.dev/schemas/manifest.schema.json",
+    "cassette": "https://holon.dev/schemas/cassette.schema.json",
 }
 
 
 def schema_for(name: str) -> dict[str, Any]:
-    model: type[BaseModel] = Spec if name == "spec" else Manifest
-    schema = model.model_json_schema()
+    if name == "cassette":
+        from holon_core.cassette.format import schema as cassette_schema
+
+        schema = cassette_schema()
+    else:
+        model: type[BaseModel] = Spec if name == "spec" else Manifest
+        schema = model.model_json_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_IDS[name],
@@ -32,7 +38,9 @@ def render(name: str) -> str:
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sub.add_parser("schema", help="print the JSON Schema of spec.yaml or manifest.json")
+    parser = sub.add_parser(
+        "schema", help="print the JSON Schema of spec.yaml, manifest.json or a cassette"
+    )
     parser.add_argument("which", choices=sorted(SCHEMA_IDS))
 
 

@@ -1,0 +1,406 @@
+"""The cassette format, version 1: a directory any tool can read (docs/cassettes.md, "Format").
+
+::
+
+    cassette.json   what was run and how it ended (:class:`CassetteInfo`)
+    calls.ndjson    one model call a line, in the order the calls started (:class:`RecordedCall`)
+    diff.patch      the run's diff.patch, byte for byte
+    bodies/<sha256> large bodies and body parts, each stored once (content-addressed)
+
+Why content-addressed parts and not whole bodies: every model request resends the whole
+conversation, the tool definitions and the system prompt, so no two request bodies are equal
+but most of their parts are. A JSON request body is kept as a *skeleton*: each top-level
+value, and each item of a top-level array (a message, a tool, a system block), whose compact
+JSON reaches :data:`PART_THRESHOLD` bytes is replaced by ``{"$holon_body": "<sha256>"}`` and
+stored once under ``bodies/``. Requests are matched on their JSON, never on their bytes, so
+the skeleton keeps no byte layout. Responses are served byte for byte: a streamed one
+(``text/event-stream``) as its events with their time since the request started, anything
+else as its exact bytes (inline text when short, else one file under ``bodies/``).
+
+The JSON Schema of both files is ``holon schema cassette``; readers refuse another
+``version`` by name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+FORMAT = "holon-cassette"
+VERSION = 1
+INFO_FILE = "cassette.json"
+CALLS_FILE = "calls.ndjson"
+DIFF_FILE = "diff.patch"
+BODIES_DIR = "bodies"
+#: A JSON part (top-level value or item of a top-level array) this long goes to ``bodies/``.
+PART_THRESHOLD = 1024
+#: A text body or stream event this long goes to ``bodies/`` whole.
+INLINE_LIMIT = 4096
+#: The key of a reference to a stored part inside a JSON skeleton.
+REF_KEY = "$holon_body"
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class CassetteError(Exception):
+    """A cassette that cannot be read or written; the message names the problem and the fix."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Body(_Model):
+    """One body: inline ``text`` (exact), a JSON ``skeleton`` (parts by reference), or its
+    exact bytes in ``bodies/<sha256>``. An empty body is ``size`` 0 with ``text`` ""."""
+
+    size: int = Field(ge=0, description="Bytes of the body on the wire.")
+    content_type: str | None = None
+    text: str | None = Field(default=None, description="The exact body, when short UTF-8.")
+    skeleton: Any = Field(
+        default=None,
+        alias="json",
+        description='The JSON body with large parts as {"$holon_body": "<sha256>"} (requests).',
+    )
+    sha256: str | None = Field(
+        default=None, description="The exact body is bodies/<sha256>.", pattern=_SHA256.pattern
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Body:
+        forms = [self.text is not None, "skeleton" in self.model_fields_set, bool(self.sha256)]
+        if sum(forms) != 1:
+            raise ValueError("a body has exactly one of text, json, sha256")
+        return self
+
+
+class StreamEvent(_Model):
+    """One event of a streamed response (for SSE: the event's text up to and including the
+    blank line that ends it), ``t`` milliseconds after the request started."""
+
+    t: float = Field(ge=0, description="Milliseconds from the request's start to this event.")
+    data: str | None = Field(default=None, description="The event's exact text, when short.")
+    sha256: str | None = Field(
+        default=None, description="The event's exact bytes are bodies/<sha256>."
+    )
+
+    @model_validator(mode="after")
+    def _one_form(self) -> StreamEvent:
+        if (self.data is None) == (self.sha256 is None):
+            raise ValueError("an event has exactly one of data, sha256")
+        return self
+
+
+class RecordedCall(_Model):
+    """One line of ``calls.ndjson``: a request the engine made and what the API answered."""
+
+    seq: int = Field(ge=0, description="Order in which the calls started.")
+    part: str | None = Field(default=None, description="The serve turn this call belongs to.")
+    api: str = Field(description="Wire API, e.g. anthropic-messages.")
+    kind: Literal["model", "count_tokens", "models", "other"]
+    method: str
+    path: str = Field(description="The path as the engine sent it (before the upstream's).")
+    query: str = Field(default="", description="The query string, without key=.")
+    request_headers: dict[str, str] = Field(default_factory=dict, description="Allowlisted.")
+    request: Body
+    status: int | None = Field(default=None, description="None when no answer came.")
+    response_headers: dict[str, str] = Field(default_factory=dict, description="Allowlisted.")
+    response: Body | None = Field(default=None, description="A response that was not streamed.")
+    events: list[StreamEvent] | None = Field(default=None, description="A streamed response.")
+    started_ms: float = Field(ge=0, description="Milliseconds since the recording began.")
+    first_byte_ms: float | None = None
+    total_ms: float | None = None
+    attempt: int = Field(default=1, ge=1, description="Tries of the same path and body.")
+    error: str | None = Field(default=None, description="client_closed, upstream_error: ...")
+
+
+class EngineRecord(_Model):
+    name: str
+    version: str | None = None
+    adapter_version: str | None = None
+
+
+class InputEntry(_Model):
+    path: str = Field(description="Relative to the run's input dir.")
+    size: int = Field(ge=0)
+    sha256: str = Field(pattern=_SHA256.pattern)
+
+
+class BaselineRecord(_Model):
+    kind: str | None = None
+    head: str | None = Field(default=None, description="The commit the workspace was at.")
+    tree: str | None = Field(default=None, description="The git tree of the whole workspace.")
+    dirty: bool | None = None
+
+
+class ToolCallRecord(_Model):
+    tool: str | None
+    ok: bool
+    command: str | None = None
+    exit_code: int | None = None
+
+
+class CassetteInfo(_Model):
+    """``cassette.json``: what ran, where, and how it ended."""
+
+    format: Literal["holon-cassette"] = "holon-cassette"
+    version: Literal[1] = 1
+    created: str = Field(description="ISO 8601 UTC time the cassette was written.")
+    holon_version: str
+    engine: EngineRecord
+    model: str | None = None
+    api: str | None = Field(default=None, description="The wire API the gateway spoke.")
+    spec: dict[str, Any] = Field(description="The run's spec.yaml as data (redacted).")
+    input: list[InputEntry] = Field(default_factory=list)
+    baseline: BaselineRecord | None = None
+    outcome: Literal["success", "failure", "needs_human"]
+    reason: str
+    error: str | None = None
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    files_changed: int | None = None
+    paths: dict[str, str] = Field(
+        default_factory=dict,
+        description="The recording's absolute paths (workspace, input, output, home, tmp), "
+        "for replay to map to its own.",
+    )
+    calls: int = Field(ge=0, description="Lines of calls.ndjson.")
+    parts: list[dict[str, Any]] = Field(
+        default_factory=list, description="Serve mode: one entry a turn, in order."
+    )
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class BodyStore:
+    """``bodies/``: each distinct blob once, named by its SHA-256. Writes happen in memory
+    (:meth:`put`) until :meth:`flush` puts them in a directory, so a recording that is
+    refused (a secret found) leaves nothing on disk."""
+
+    root: Path | None = None
+    pending: dict[str, bytes] = field(default_factory=dict)
+
+    def put(self, data: bytes) -> str:
+        digest = sha256_hex(data)
+        self.pending.setdefault(digest, data)
+        return digest
+
+    def get(self, digest: str) -> bytes:
+        if digest in self.pending:
+            return self.pending[digest]
+        if self.root is None or not _SHA256.match(digest):
+            raise CassetteError(f"body {digest!r} is not in the cassette")
+        path = self.root / digest
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise CassetteError(
+                f"the cassette's body {path} cannot be read ({exc.strerror}); the cassette "
+                "is incomplete: record it again"
+            ) from exc
+        if sha256_hex(data) != digest:
+            raise CassetteError(f"the cassette's body {path} does not match its name: record again")
+        return data
+
+    def flush(self, root: Path) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        for digest, data in self.pending.items():
+            (root / digest).write_bytes(data)
+
+
+# ---- bodies: packing for the file, unpacking for replay ----------------------------------
+
+
+def pack_body(data: bytes, content_type: str | None, store: BodyStore, *, split_json: bool) -> Body:
+    """A body for the cassette: a JSON skeleton when ``split_json`` and it parses, else its
+    exact bytes inline (short UTF-8) or in the store."""
+    if split_json and data:
+        try:
+            value = json.loads(data)
+        except ValueError:
+            pass
+        else:
+            return Body(size=len(data), content_type=content_type, skeleton=pack_json(value, store))
+    return exact_body(data, content_type, store)
+
+
+def exact_body(data: bytes, content_type: str | None, store: BodyStore) -> Body:
+    if len(data) < INLINE_LIMIT:
+        try:
+            return Body(size=len(data), content_type=content_type, text=data.decode())
+        except UnicodeDecodeError:
+            pass
+    return Body(size=len(data), content_type=content_type, sha256=store.put(data))
+
+
+def pack_json(value: Any, store: BodyStore) -> Any:
+    """The skeleton of a JSON document: large top-level values and top-level array items
+    stored once (see the module doc)."""
+    if isinstance(value, dict):
+        return {k: _pack_field(v, store) for k, v in value.items()}
+    return _pack_field(value, store)
+
+
+def _pack_field(value: Any, store: BodyStore) -> Any:
+    if isinstance(value, list):
+        return [_pack_part(item, store) for item in value]
+    return _pack_part(value, store)
+
+
+def _pack_part(value: Any, store: BodyStore) -> Any:
+    if isinstance(value, (dict, list, str)):
+        data = canonical_json(value)
+        if len(data) >= PART_THRESHOLD:
+            return {REF_KEY: store.put(data)}
+    return value
+
+
+def unpack_json(skeleton: Any, store: BodyStore) -> Any:
+    """The JSON document a skeleton stands for."""
+    if isinstance(skeleton, dict):
+        if set(skeleton) == {REF_KEY}:
+            return json.loads(store.get(skeleton[REF_KEY]))
+        return {k: unpack_json(v, store) for k, v in skeleton.items()}
+    if isinstance(skeleton, list):
+        return [unpack_json(item, store) for item in skeleton]
+    return skeleton
+
+
+def canonical_json(value: Any) -> bytes:
+    """Compact JSON with sorted keys: equal parts give equal bytes, so they are stored once."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def body_bytes(body: Body, store: BodyStore) -> bytes:
+    """A body's bytes (a skeleton's as compact JSON: its original layout is not kept)."""
+    if body.text is not None:
+        return body.text.encode()
+    if body.sha256:
+        return store.get(body.sha256)
+    return json.dumps(unpack_json(body.skeleton, store), ensure_ascii=False).encode()
+
+
+def body_json(body: Body, store: BodyStore) -> Any:
+    """A body as JSON (None when it is not JSON)."""
+    if "skeleton" in body.model_fields_set and body.text is None and not body.sha256:
+        return unpack_json(body.skeleton, store)
+    try:
+        return json.loads(body_bytes(body, store))
+    except ValueError:
+        return None
+
+
+def event_bytes(event: StreamEvent, store: BodyStore) -> bytes:
+    return event.data.encode() if event.data is not None else store.get(event.sha256 or "")
+
+
+def pack_event(t_ms: float, data: bytes, store: BodyStore) -> StreamEvent:
+    if len(data) < INLINE_LIMIT:
+        try:
+            return StreamEvent(t=t_ms, data=data.decode())
+        except UnicodeDecodeError:
+            pass
+    return StreamEvent(t=t_ms, sha256=store.put(data))
+
+
+# ---- reading a cassette ---------------------------------------------------------------
+
+
+@dataclass
+class Cassette:
+    """A cassette read from its directory: the info, the calls, and its body store."""
+
+    root: Path
+    info: CassetteInfo
+    calls: list[RecordedCall]
+    store: BodyStore
+
+    def request_json(self, call: RecordedCall) -> Any:
+        return body_json(call.request, self.store)
+
+    def response_bytes(self, call: RecordedCall) -> bytes:
+        """The whole answer as the engine received it (a stream's events joined)."""
+        if call.events is not None:
+            return b"".join(event_bytes(e, self.store) for e in call.events)
+        return b"" if call.response is None else body_bytes(call.response, self.store)
+
+    def diff(self) -> str:
+        path = self.root / DIFF_FILE
+        return path.read_text() if path.is_file() else ""
+
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.root.rglob("*") if p.is_file())
+
+
+def read_info(root: Path) -> CassetteInfo:
+    path = root / INFO_FILE
+    try:
+        raw = json.loads(path.read_text())
+    except FileNotFoundError as exc:
+        raise CassetteError(
+            f"{root} is no cassette: it has no {INFO_FILE} (record one with --record DIR)"
+        ) from exc
+    except (OSError, ValueError) as exc:
+        raise CassetteError(f"{path} cannot be read as JSON ({exc}); record it again") from exc
+    if isinstance(raw, dict) and raw.get("format") == FORMAT and raw.get("version") != VERSION:
+        raise CassetteError(
+            f"{path} is cassette format version {raw.get('version')!r}; this holon reads "
+            f"version {VERSION}: use the holon that recorded it, or record it again"
+        )
+    try:
+        return CassetteInfo.model_validate(raw)
+    except ValidationError as exc:
+        raise CassetteError(f"{path} is not a valid cassette: {_first(exc)}") from exc
+
+
+def iter_calls(root: Path) -> Iterator[RecordedCall]:
+    path = root / CALLS_FILE
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as exc:
+        raise CassetteError(f"{path} cannot be read ({exc.strerror}); record it again") from exc
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield RecordedCall.model_validate_json(line)
+        except ValidationError as exc:
+            raise CassetteError(f"{path} line {number} is not a call: {_first(exc)}") from exc
+
+
+def read_cassette(root: Path) -> Cassette:
+    """Read and validate a cassette directory (bodies are read when asked for)."""
+    info = read_info(root)
+    calls = list(iter_calls(root))
+    return Cassette(root, info, calls, BodyStore(root / BODIES_DIR))
+
+
+def call_line(call: RecordedCall) -> str:
+    return call.model_dump_json(by_alias=True, exclude_none=True)
+
+
+def info_text(info: CassetteInfo) -> str:
+    return json.dumps(info.model_dump(by_alias=True, mode="json"), indent=2) + "\n"
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of ``cassette.json`` with ``calls.ndjson``'s line under ``$defs``."""
+    info = CassetteInfo.model_json_schema(by_alias=True)
+    call = RecordedCall.model_json_schema(by_alias=True)
+    defs = {**info.pop("$defs", {}), **call.pop("$defs", {})}
+    defs["RecordedCall"] = call
+    return {**info, "$defs": defs}
+
+
+def _first(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"]) or "(top)"
+    return f"{where}: {error['msg']}"
