@@ -11,20 +11,20 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_claude.home import config_dir, skills_dir
 from holon_adapter_claude.launch import build_plan, max_retries
-from holon_core.adapter import (
+from holon_core import (
     Capabilities,
     EngineAdapter,
+    EnginePackage,
     EngineReport,
     EventParser,
     LaunchPlan,
     RunContext,
     StagedSkill,
+    copy_skills,
 )
-from holon_core.engines import EnginePackage
-from holon_core.staging import copy_skills
 
 if TYPE_CHECKING:
-    from holon_core.skills import ResolvedSkill
+    from holon_core import ResolvedSkill
 
 
 #: Model aliases Claude Code's ``--model`` resolves itself (besides full ``claude-...`` ids).

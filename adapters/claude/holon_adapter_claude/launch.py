@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from holon_adapter_claude.home import prepare_home
 from holon_adapter_claude.sessions import carry_transcript
-from holon_core.adapter import LaunchPlan, RunContext, base_env
+from holon_core import LaunchPlan, RunContext, base_env
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -29,8 +29,7 @@ from holon_adapter_claude.messages import (
     reason_for_status,
     server_error,
 )
-from holon_core.adapter import EngineReport, JsonLinesParser
-from holon_core.events import Event, ToolOutcome, command_ok
+from holon_core import EngineReport, Event, JsonLinesParser, ToolOutcome, command_ok
 
 #: Characters of tool output kept in an event; the full text stays in the engine transcript.
 OUTPUT_PREVIEW = 2000

@@ -11,23 +11,23 @@ from typing import TYPE_CHECKING, Any
 
 from holon_adapter_codex.home import KEY_VARIABLES, base_url, codex_home, skills_dir
 from holon_adapter_codex.launch import build_plan, model_of
-from holon_core.adapter import (
+from holon_core import (
     Capabilities,
+    Check,
     EngineAdapter,
+    EnginePackage,
     EngineReport,
     EventParser,
     LaunchPlan,
     RunContext,
     StagedSkill,
+    copy_skills,
 )
-from holon_core.checks import Check
-from holon_core.engines import EnginePackage
-from holon_core.staging import copy_skills
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from holon_core.skills import ResolvedSkill
+    from holon_core import ResolvedSkill
 
 
 #: Model names of the OpenAI Responses API Codex talks to (a client's ``model`` is passed on).

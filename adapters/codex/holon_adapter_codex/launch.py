@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from holon_adapter_codex.home import prepare_home
-from holon_core.adapter import LaunchPlan, RunContext, base_env
+from holon_core import LaunchPlan, RunContext, base_env
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from holon_adapter_codex.classify import is_network_wait, is_retry_notice, reason_for
 from holon_adapter_codex.rollout import find_rollout, read_rollout
-from holon_core.adapter import EngineReport, JsonLinesParser
-from holon_core.events import Event, ToolOutcome, command_ok
+from holon_core import EngineReport, Event, JsonLinesParser, ToolOutcome, command_ok
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from holon_core.files import read_regular
+from holon_core import read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path

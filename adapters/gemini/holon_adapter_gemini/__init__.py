@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from holon_adapter_gemini.adapter import DEFAULT_MODEL, GeminiAdapter
-from holon_core.hookspecs import hookimpl
+from holon_core import hookimpl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from holon_adapter_gemini.parser import GeminiParser
-    from holon_core.adapter import EngineAdapter
+    from holon_core import EngineAdapter
 
 __all__ = ["DEFAULT_MODEL", "GeminiAdapter", "GeminiParser", "holon_register_engines"]
 

@@ -16,21 +16,20 @@ from holon_adapter_gemini.home import (
     max_attempts,
     write_home,
 )
-from holon_core.adapter import (
+from holon_core import (
     Capabilities,
     EngineAdapter,
+    EnginePackage,
     EventParser,
     LaunchPlan,
     RunContext,
     StagedSkill,
     base_env,
+    copy_skills,
 )
-from holon_core.engines import EnginePackage
-from holon_core.staging import copy_skills
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineReport
-    from holon_core.skills import ResolvedSkill
+    from holon_core import EngineReport, ResolvedSkill
 
 #: The CLI's own default model name (``DEFAULT_GEMINI_MODEL`` in 0.61). We always pass ``-m``:
 #: without it the CLI sends an extra routing request whose five retries no setting bounds.

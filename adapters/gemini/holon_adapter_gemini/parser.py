@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from holon_adapter_gemini.errors import decode
 from holon_adapter_gemini.refusals import refusal
 from holon_adapter_gemini.session_log import find_session_log, shell_ends
-from holon_core.adapter import EngineReport, JsonLinesParser
-from holon_core.events import Event, ToolOutcome, command_ok
+from holon_core import EngineReport, Event, JsonLinesParser, ToolOutcome, command_ok
 
 if TYPE_CHECKING:
     from pathlib import Path

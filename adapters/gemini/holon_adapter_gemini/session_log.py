@@ -20,7 +20,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from holon_adapter_gemini.shell_end import ShellEnd, shell_end
-from holon_core.files import read_regular
+from holon_core import read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -12,21 +12,21 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_opencode.home import DEFAULT_MODEL, config, skills_dir, write_home
 from holon_adapter_opencode.startup import snapshot_models
-from holon_core.adapter import (
+from holon_core import (
     Capabilities,
     EngineAdapter,
+    EnginePackage,
     EngineReport,
     EventParser,
     LaunchPlan,
     RunContext,
     StagedSkill,
     base_env,
+    copy_skills,
 )
-from holon_core.engines import EnginePackage
-from holon_core.staging import copy_skills
 
 if TYPE_CHECKING:
-    from holon_core.skills import ResolvedSkill
+    from holon_core import ResolvedSkill
 
 
 class OpenCodeAdapter(EngineAdapter):

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from holon_adapter_opencode.logs import DEFAULT_MAX_RETRIES, RETRIES_ENV, stream_error
-from holon_core.adapter import JsonLinesParser
-from holon_core.events import Event, ToolOutcome, command_ok
+from holon_core import Event, JsonLinesParser, ToolOutcome, command_ok
 
 
 def _dict(value: Any) -> dict[str, Any]:

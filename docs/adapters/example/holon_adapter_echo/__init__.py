@@ -9,17 +9,19 @@ from typing import Any
 
 from holon_core import (
     Capabilities,
+    Check,
     EngineAdapter,
     EngineReport,
+    Event,
     EventParser,
     JsonLinesParser,
     LaunchPlan,
     RunContext,
+    ToolOutcome,
     base_env,
+    command_ok,
     hookimpl,
 )
-from holon_core.checks import Check
-from holon_core.events import Event, ToolOutcome, command_ok
 
 
 class EchoParser(JsonLinesParser):
