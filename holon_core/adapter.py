@@ -448,7 +448,8 @@ def base_env(run: RunContext, extra_names: tuple[str, ...] = ()) -> dict[str, st
         value = run.env.get(name)
         if value:
             env[name] = value
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"):
+    proxies = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+    for name in (*proxies, "TRACEPARENT", "TRACESTATE"):  # W3C trace context: joins holon's trace
         if run.env.get(name):
             env[name] = run.env[name]
     return env

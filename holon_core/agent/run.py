@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from holon_core.adapter import RunContext
-from holon_core.agent import gateway_run, record
+from holon_core.agent import gateway_run, record, telemetry_run
 from holon_core.agent.admission import Admission, admit_engine, admit_skills
 from holon_core.agent.evidence import Evidence
 from holon_core.agent.interrupt import until_launch
@@ -162,6 +162,7 @@ def run_turn(
     )
     if options.mode != "run":
         run.metadata["mode"] = options.mode
+    telemetry_run.begin(run)  # OTel traces only when its variables ask (docs/telemetry.md)
     try:
         run.reserve = reserve_space(held)
         decision = _pipeline(run, options, run_id)
@@ -176,7 +177,9 @@ def run_turn(
         else:
             decision = Decision("failure", "internal_error", f"internal error: {exc!r}")
             run.log.error("internal error", traceback=traceback.format_exc())
-    return TurnResult(_finish(run, decision), run.report)
+    decision = _finish(run, decision)
+    telemetry_run.finish(run)  # the run's spans, built from the record just written
+    return TurnResult(decision, run.report)
 
 
 def _disk_full(exc: BaseException) -> Decision | None:
@@ -196,6 +199,7 @@ def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
         context = _prepare(run, options, run_id)
         assert run.plugins is not None
         gateway_run.start(run, context)  # the engine's env: endpoint -> gateway, no real key
+        telemetry_run.to_engine(run, context)  # TRACEPARENT: the run's invoke_agent span
         run.evidence.phase("launch")
         return context, run.plugins.launch(context), run.plugins.event_parser(context)
 
