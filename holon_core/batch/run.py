@@ -29,6 +29,7 @@ from holon_core.batch.report import markdown_report
 from holon_core.batch.results import RESULTS_FILE, CellResult, read_cell, write_cell, write_results
 from holon_core.errors import InputError
 from holon_core.files import open_up
+from holon_core.telemetry.hooks import begin as begin_tracing
 
 JOB_FILE = "job.json"
 
@@ -70,6 +71,7 @@ def run_batch(
     *,
     tty: bool = False,
 ) -> BatchOutcome:
+    tracing = begin_tracing(env, "holon batch")  # OTel traces only when asked (telemetry.md)
     job = load_job(options.job)
     if options.results is not None:
         job.results = options.results.expanduser().absolute()
@@ -84,6 +86,8 @@ def run_batch(
         _remove(cells_dir / cell.id)
     limits = job.data.limits
     concurrency = options.concurrency or limits.concurrency
+    if tracing is not None:
+        env = {**env, **tracing.child_env()}  # the cells' runs join the batch's span
     executor = _executor(options, job, cells_dir, env, concurrency)
     progress = BatchProgress(stream, len(todo), tty=tty, enabled=options.progress)
     fresh: dict[str, CellResult] = {}
@@ -122,6 +126,8 @@ def run_batch(
         )
     write_results(job.results / RESULTS_FILE, results)
     (job.results / "report.md").write_text(markdown_report(job.name, results), encoding="utf-8")
+    if tracing is not None:
+        tracing.export_batch(job.name, [r.outcome for r in results], [r.cost_usd for r in results])
     return BatchOutcome(job, results, len(cells), cancel.is_set())
 
 

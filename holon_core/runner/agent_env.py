@@ -2,7 +2,9 @@
 
 The agent gets a run-local ``HOME`` and ``TMPDIR``, the ``HOLON_*`` settings, ``PATH`` and
 locale, the managed engine directory (resolved with the user's real ``HOME``, which the agent
-no longer sees), and exactly the credential and endpoint variables the selected adapter names.
+no longer sees), exactly the credential and endpoint variables the selected adapter names, and
+the OpenTelemetry settings (``OTEL_*``, ``TRACEPARENT``): the agent's spans join the caller's
+trace.
 Nothing else from the user's environment passes, just as with a container runner.
 """
 
@@ -37,6 +39,8 @@ _BASICS = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_EN
 _PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
 #: The CA settings the model gateway inside holon-agent trusts upstream (docs/gateway.md).
 _TRUST = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+#: The W3C trace context; with the ``OTEL_*`` variables, how the agent's spans join a trace.
+_TRACE_CONTEXT = ("TRACEPARENT", "TRACESTATE")
 #: Runner-only settings that mean nothing to the agent.
 _RUNNER_ONLY = (AGENT_CMD_ENV, "HOLON_RUNS_DIR")
 
@@ -85,7 +89,8 @@ def agent_env(
     out = {name: env[name] for name in (*_BASICS, *_PROXIES, *_TRUST) if env.get(name)}
     out.setdefault("PATH", os.defpath)
     for name, value in env.items():
-        if name.startswith("HOLON_") and name not in _RUNNER_ONLY:
+        holon = name.startswith("HOLON_") and name not in _RUNNER_ONLY
+        if holon or name.startswith("OTEL_") or name in _TRACE_CONTEXT:  # docs/telemetry.md
             out[name] = value
     for name in engine_vars:
         if env.get(name):
