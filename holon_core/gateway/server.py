@@ -14,7 +14,7 @@ import contextlib
 import socket
 import ssl
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import httpx
 import uvicorn
@@ -22,6 +22,9 @@ import uvicorn
 from holon_core.gateway.proxy import GatewayApp
 
 HOST = "127.0.0.1"
+#: Wraps or replaces the upstream transport: cassette recording tees it, replay answers
+#: instead of it (holon_core/cassette/). The proxy above it is the same in every mode.
+TransportWrap = Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport]
 
 
 def ssl_context(env: Mapping[str, str]) -> ssl.SSLContext:
@@ -36,15 +39,18 @@ def ssl_context(env: Mapping[str, str]) -> ssl.SSLContext:
     return context
 
 
-def upstream_client(env: Mapping[str, str]) -> httpx.AsyncClient:
+def upstream_client(env: Mapping[str, str], wrap: TransportWrap | None = None) -> httpx.AsyncClient:
     # TCP_NODELAY: httpx writes a request's head and body apart; with Nagle on, the body
     # waits for the ACK the upstream delays by up to 40 ms.
     nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
     context = ssl_context(env)
+    transport: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(
+        verify=context, socket_options=nodelay
+    )
     return httpx.AsyncClient(
         verify=context,
         trust_env=True,
-        transport=httpx.AsyncHTTPTransport(verify=context, socket_options=nodelay),
+        transport=transport if wrap is None else wrap(transport),
         timeout=httpx.Timeout(connect=30.0, read=None, write=60.0, pool=None),
         limits=httpx.Limits(max_connections=None, max_keepalive_connections=32),
         follow_redirects=False,
@@ -57,7 +63,9 @@ class GatewayServer:
     def __init__(self, app: GatewayApp, env: Mapping[str, str]) -> None:
         self.app = app
         self.env = dict(env)
-        app.make_client = lambda: upstream_client(self.env)
+        #: Set before the first call (the client is made then): see :data:`TransportWrap`.
+        self.wrap_transport: TransportWrap | None = None
+        app.make_client = lambda: upstream_client(self.env, self.wrap_transport)
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # accepted ones too
         self._sock.bind((HOST, 0))

@@ -1,0 +1,91 @@
+"""Writing a cassette: all of it in a temp dir beside the target, the final secret scan, then
+one rename. A cassette is there whole or not at all: a scan that finds a secret, a full disk
+or a bug leaves nothing behind (and an older cassette at the target untouched).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from holon_core.cassette.format import (
+    BODIES_DIR,
+    CALLS_FILE,
+    DIFF_FILE,
+    INFO_FILE,
+    BodyStore,
+    CassetteError,
+    CassetteInfo,
+    RecordedCall,
+    call_line,
+    info_text,
+)
+from holon_core.cassette.scrub import Scrubber, leftovers
+
+
+def target_problem(target: Path) -> str | None:
+    """Why a cassette cannot be written at ``target`` (None: it can), checked before the run
+    so a bad ``--record DIR`` costs no model calls."""
+    if target.exists() and not target.is_dir():
+        return f"{target} exists and is not a directory"
+    if target.is_dir() and any(target.iterdir()) and not (target / INFO_FILE).is_file():
+        return f"{target} is a directory that holds files but no cassette ({INFO_FILE})"
+    parent = target.parent
+    if not parent.is_dir():
+        return f"its parent directory {parent} does not exist"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"its parent directory {parent} is not writable"
+    return None
+
+
+def write_cassette(
+    target: Path,
+    *,
+    info: CassetteInfo,
+    calls: list[RecordedCall],
+    store: BodyStore,
+    diff: bytes,
+    scrubber: Scrubber,
+) -> None:
+    """Write the cassette at ``target`` (replacing a cassette there), or raise
+    :class:`CassetteError` leaving nothing when the final scan finds a secret."""
+    problem = target_problem(target)
+    if problem is not None:
+        raise CassetteError(f"cannot record a cassette at {target}: {problem}")
+    # The info's free text (spec, error) is redacted like everything else.
+    info = CassetteInfo.model_validate_json(scrubber.text(info.model_dump_json(by_alias=True)))
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        (staging / INFO_FILE).write_text(info_text(info))
+        (staging / CALLS_FILE).write_text("".join(call_line(c) + "\n" for c in calls))
+        (staging / DIFF_FILE).write_bytes(diff)
+        store.flush(staging / BODIES_DIR)
+        found = leftovers(staging, scrubber, verbatim=(DIFF_FILE,))
+        if found:
+            raise CassetteError(
+                "no cassette was written: a secret would have been recorded in "
+                + ", ".join(found)
+                + "; remove it from the task (a secret in diff.patch is the workspace's own "
+                "change) or run without --record"
+            )
+        _move_into_place(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _move_into_place(staging: Path, target: Path) -> None:
+    staging.chmod(0o755)  # mkdtemp made it 0700
+    if not target.exists():
+        staging.rename(target)
+        return
+    old = target.with_name(f".{target.name}.old-{os.getpid()}")
+    target.rename(old)
+    try:
+        staging.rename(target)
+    except OSError:
+        old.rename(target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,95 @@
+"""Recording at the gateway's transport: the real gateway in front of the scripted model
+server over HTTPS, a Recorder under its upstream client."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from holon_core.cassette.format import BodyStore, RecordedCall, event_bytes
+from holon_core.cassette.record import Recorder
+from holon_core.cassette.scrub import Scrubber
+from holon_core.gateway.session import open_gateway
+from tests.gateway.kit import REAL_KEY, WireAdapter
+
+BODY = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 100,
+    "stream": True,
+    "messages": [{"role": "user", "content": "hi"}],
+}
+
+
+def recording_gateway(server, ca_file):
+    env = {
+        "ANTHROPIC_BASE_URL": server.url,
+        "ANTHROPIC_API_KEY": REAL_KEY,
+        "SSL_CERT_FILE": str(ca_file),
+    }
+    session = open_gateway(WireAdapter(), env, None)
+    assert session is not None and session.server is not None
+    route = session.server.app.route
+    recorder = Recorder(route.api, route.upstream, route.prefix, Scrubber([REAL_KEY]))
+    session.server.wrap_transport = recorder.wrap
+    return session, recorder
+
+
+def post(session, body=BODY, stream_to=None):
+    url = session.engine_env["ANTHROPIC_BASE_URL"] + "/v1/messages?beta=true"
+    headers = {
+        "x-api-key": session.engine_env["ANTHROPIC_API_KEY"],
+        "anthropic-version": "2023-06-01",
+        "cookie": "session=abc",
+    }
+    return httpx.post(url, json=body, headers=headers, timeout=30)
+
+
+def test_a_streamed_call_is_recorded_event_by_event_without_the_key(https_provider, ca_file):
+    server = https_provider("final-only")
+    session, recorder = recording_gateway(server, ca_file)
+    try:
+        answer = post(session)
+        assert answer.status_code == 200, answer.text
+    finally:
+        session.close()
+    [call] = recorder.ordered()
+    assert isinstance(call, RecordedCall)
+    assert (call.api, call.kind, call.method, call.path) == (
+        "anthropic-messages",
+        "model",
+        "POST",
+        "/v1/messages",
+    )
+    assert call.query == "beta=true" and call.status == 200
+    assert call.request_headers["anthropic-version"] == "2023-06-01"
+    assert not {"x-api-key", "cookie", "authorization"} & set(call.request_headers)
+    assert call.response_headers["content-type"].startswith("text/event-stream")
+    assert call.events is not None and len(call.events) >= 4
+    times = [e.t for e in call.events]
+    assert times == sorted(times)
+    store: BodyStore = recorder.store
+    assert b"".join(event_bytes(e, store) for e in call.events) == answer.content
+    assert all(event_bytes(e, store).endswith(b"\n\n") for e in call.events)
+    assert call.request.skeleton == BODY
+    assert REAL_KEY not in call.model_dump_json()
+
+
+def test_a_refused_call_and_a_plain_answer_are_recorded_as_they_were(https_provider, ca_file):
+    server = https_provider("final-only")
+    session, recorder = recording_gateway(server, ca_file)
+    try:
+        models = httpx.get(
+            session.engine_env["ANTHROPIC_BASE_URL"] + "/v1/models",
+            headers={"x-api-key": session.engine_env["ANTHROPIC_API_KEY"]},
+            timeout=30,
+        )
+        plain = post(session, BODY | {"stream": False})
+    finally:
+        session.close()
+    first, second = recorder.ordered()
+    assert first.kind == "models" and first.status == models.status_code
+    assert second.events is None and second.response is not None
+    assert second.response.size == len(plain.content)
+    answer = second.response.text if second.response.text is not None else ""
+    assert json.loads(answer) == plain.json()
