@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "batch": "holon_core.cli.batch_cmd",
     "solve": "holon_core.cli.solve_cmd",
     "chat": "holon_core.cli.chat_cmd",
+    "report": "holon_core.cli.report_cmd",
 }
 
 
