@@ -17,9 +17,9 @@ RUN := $(UV) run --frozen --no-sync
 WHEELHOUSE := $(CURDIR)/.tools/wheelhouse
 export HOLON_WHEELHOUSE := $(WHEELHOUSE)
 
-.PHONY: bootstrap sync engines wheelhouse lint typecheck schemas pytest conformance test demo bench dist image image-test clean
+.PHONY: bootstrap sync engines wheelhouse harbor lint typecheck schemas pytest conformance test demo bench dist image image-test clean
 
-bootstrap: $(UV) sync engines wheelhouse
+bootstrap: $(UV) sync engines wheelhouse harbor
 
 $(TOOLS_UV):
 	$(PYTHON) -m venv .tools
@@ -42,6 +42,22 @@ $(WHEELHOUSE)/requirements.txt: uv.lock | $(UV)
 	$(UV) tool run --from 'pip>=24' pip download -q --no-deps --require-hashes \
 		--only-binary :all: -r $(WHEELHOUSE)/requirements.lock -d $(WHEELHOUSE)
 	mv $(WHEELHOUSE)/requirements.lock $@
+
+# Harbor's own ATIF validator, the oracle for evidence/trajectory.json (tests/trajectory/). The
+# harbor wheel wants Python >= 3.12 and ~120 packages, but its validator imports only pydantic:
+# the pinned wheel is downloaded without dependencies, hash-checked, and unpacked for the tests
+# to run with the project's interpreter. Exported for the tests (tests/trajectory/harbor.py).
+HARBOR_DIR := $(CURDIR)/.tools/harbor
+export HOLON_HARBOR_DIR := $(HARBOR_DIR)
+
+harbor: $(HARBOR_DIR)/.unpacked
+
+$(HARBOR_DIR)/.unpacked: tests/trajectory/harbor-validator.txt | $(UV)
+	rm -rf $(HARBOR_DIR) && mkdir -p $(HARBOR_DIR)
+	$(UV) tool run --from 'pip>=24' pip download -q --no-deps --require-hashes \
+		--only-binary :all: --python-version 3.12 -r $< -d $(HARBOR_DIR)/wheel
+	$(UV_PYTHON) -m zipfile -e $(HARBOR_DIR)/wheel/harbor-0.26.0-py3-none-any.whl $(HARBOR_DIR)/site
+	touch $@
 
 lint: sync
 	$(RUN) ruff check .

@@ -57,6 +57,7 @@ from holon_core.outcome import Decision, Signals, decide
 from holon_core.redact import Redactor, secret_values
 from holon_core.skill_layers import describe
 from holon_core.supervisor import supervise
+from holon_core.trajectory.write import write_trajectory
 from holon_core.workspace import (
     git_dir_change,
     nested_repositories,
@@ -454,6 +455,7 @@ def _finish(run: RunState, decision: Decision) -> Decision:
             ev.write_json("resources.json", record.resources(run.process))
         data = record.manifest_data(run, decision, duration)
         ev.close()
+        write_trajectory(ev, data, run.context)  # evidence/trajectory.json (ATIF)
         data["artifacts"] = inventory(out, exclude=unchanged_preexisting(run))
         merged = merge_skill_manifest(data, read_skill_manifest(out))
         merged = settle_artifacts(merged, out, record.declared_artifacts(run))

@@ -1,0 +1,45 @@
+"""The replay engine and runs that end before any engine: their trajectories pass Harbor's
+validator too (ATIF wants at least one step: a refused run has one saying why)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from holon_core.testing import make_task, run_agent
+
+from .harbor import assert_atif_valid
+
+WRITE_AND_RUN: list[dict[str, Any]] = [
+    {"say": "Writing hello.txt"},
+    {"write": {"path": "hello.txt", "content": "hello from holon\n"}},
+    {"run": "cat hello.txt"},
+    {"run": "exit 3"},
+    {"say": "Wrote hello.txt and checked it."},
+]
+
+
+def test_a_replay_run_writes_a_valid_trajectory(tmp_path):
+    result = run_agent(make_task(tmp_path, replay=WRITE_AND_RUN, goal="Create hello.txt"))
+    path = result.output_dir / "evidence" / "trajectory.json"
+    assert_atif_valid(path)
+    document = json.loads(path.read_text())
+    assert document["agent"]["name"] == "replay"
+    calls = [c for s in document["steps"] for c in s.get("tool_calls", [])]
+    results = [r for s in document["steps"] for r in s.get("observation", {}).get("results", [])]
+    assert [r["source_call_id"] for r in results] == [c["tool_call_id"] for c in calls]
+    failed = results[-1]
+    assert failed["extra"]["exit_code"] == 3 and failed["extra"]["status"] == "error"
+    assert "hello from holon" in results[-2]["content"]
+
+
+def test_a_refused_run_has_one_step_saying_why(tmp_path):
+    task = make_task(tmp_path, replay=WRITE_AND_RUN)
+    task.spec.write_text("version: v1\nkind: Holon\ngoal: [not, text]\n")
+    result = run_agent(task)
+    assert result.manifest is not None and result.manifest["metadata"]["reason"] == "invalid_spec"
+    path = result.output_dir / "evidence" / "trajectory.json"
+    assert_atif_valid(path)
+    document = json.loads(path.read_text())
+    assert document["extra"]["outcome"] == "failure"
+    assert any("invalid_spec" in s["message"] for s in document["steps"])
