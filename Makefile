@@ -17,9 +17,9 @@ RUN := $(UV) run --frozen --no-sync
 WHEELHOUSE := $(CURDIR)/.tools/wheelhouse
 export HOLON_WHEELHOUSE := $(WHEELHOUSE)
 
-.PHONY: bootstrap sync engines wheelhouse harbor lint typecheck schemas pytest conformance test demo bench dist image image-test clean
+.PHONY: bootstrap sync engines wheelhouse oracles lint typecheck schemas pytest conformance test demo bench dist image image-test clean
 
-bootstrap: $(UV) sync engines wheelhouse harbor
+bootstrap: $(UV) sync engines wheelhouse oracles
 
 $(TOOLS_UV):
 	$(PYTHON) -m venv .tools
@@ -43,20 +43,22 @@ $(WHEELHOUSE)/requirements.txt: uv.lock | $(UV)
 		--only-binary :all: -r $(WHEELHOUSE)/requirements.lock -d $(WHEELHOUSE)
 	mv $(WHEELHOUSE)/requirements.lock $@
 
-# Harbor's own ATIF validator, the oracle for evidence/trajectory.json (tests/trajectory/). The
-# harbor wheel wants Python >= 3.12 and ~120 packages, but its validator imports only pydantic:
-# the pinned wheel is downloaded without dependencies, hash-checked, and unpacked for the tests
-# to run with the project's interpreter. Exported for the tests (tests/trajectory/harbor.py).
-HARBOR_DIR := $(CURDIR)/.tools/harbor
-export HOLON_HARBOR_DIR := $(HARBOR_DIR)
+# Published validators the tests use as oracles (tests/oracles/requirements.txt): Harbor's ATIF
+# validator and SchemaStore's GitHub Action schemas. Their wheels are downloaded without
+# dependencies, hash-checked, and unpacked for the tests to import with the project's
+# interpreter (harbor's wheel wants Python >= 3.12 and ~120 packages; its validator needs only
+# pydantic). Exported for the tests (tests/oracles/__init__.py).
+ORACLES_DIR := $(CURDIR)/.tools/oracles
+export HOLON_ORACLES_DIR := $(ORACLES_DIR)
 
-harbor: $(HARBOR_DIR)/.unpacked
+oracles: $(ORACLES_DIR)/.unpacked
 
-$(HARBOR_DIR)/.unpacked: tests/trajectory/harbor-validator.txt | $(UV)
-	rm -rf $(HARBOR_DIR) && mkdir -p $(HARBOR_DIR)
+$(ORACLES_DIR)/.unpacked: tests/oracles/requirements.txt | $(UV)
+	rm -rf $(ORACLES_DIR) && mkdir -p $(ORACLES_DIR)
 	$(UV) tool run --from 'pip>=24' pip download -q --no-deps --require-hashes \
-		--only-binary :all: --python-version 3.12 -r $< -d $(HARBOR_DIR)/wheel
-	$(UV_PYTHON) -m zipfile -e $(HARBOR_DIR)/wheel/harbor-0.26.0-py3-none-any.whl $(HARBOR_DIR)/site
+		--only-binary :all: --python-version 3.12 -r $< -d $(ORACLES_DIR)/wheels
+	for wheel in $(ORACLES_DIR)/wheels/*.whl; do \
+		$(UV_PYTHON) -m zipfile -e "$$wheel" $(ORACLES_DIR)/site || exit 1; done
 	touch $@
 
 lint: sync

@@ -1,7 +1,7 @@
 """Harbor's own ATIF validator as the tests' oracle for ``evidence/trajectory.json``.
 
-``make harbor`` unpacks the pinned harbor wheel (``harbor-validator.txt``) into
-``.tools/harbor/site``; the validator runs there as Harbor ships it
+``make oracles`` unpacks the pinned harbor wheel (``tests/oracles/requirements.txt``) into
+``.tools/oracles/site``; the validator runs there as Harbor ships it
 (``python -m harbor.utils.trajectory_validator FILE``), with the project's interpreter and
 pydantic. A missing validator fails the test, never skips it.
 """
@@ -13,21 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.oracles import oracle_site
 
 
 def harbor_site() -> Path:
-    base = Path(os.environ.get("HOLON_HARBOR_DIR") or ROOT / ".tools" / "harbor")
-    site = base / "site"
-    if not (site / "harbor" / "utils" / "trajectory_validator.py").is_file():
-        pytest.fail(
-            f"Harbor's ATIF validator is not installed at {site}; "
-            "run `make harbor` (downloads the pinned harbor wheel, tests/trajectory/"
-            "harbor-validator.txt)"
-        )
-    return site
+    return oracle_site("harbor/utils/trajectory_validator.py")
 
 
 def harbor_verdict(path: Path) -> subprocess.CompletedProcess[str]:
