@@ -136,7 +136,7 @@ def admit_engine(
     if found.plugins is not None:
         _engine(found, engine_flag, env)
     if found.engine is not None and found.facts is not None:
-        _gateway(found, env, one_shot=spec is None)
+        _gateway(found, env)
     if found.refusals and not keep_going:
         return found
     if on_phase is not None:
@@ -218,13 +218,13 @@ def _engine(found: Admission, flag: str | None, env: Mapping[str, str]) -> None:
     found.passed("adapter", found.engine.name)
 
 
-def _gateway(found: Admission, env: Mapping[str, str], *, one_shot: bool) -> None:
+def _gateway(found: Admission, env: Mapping[str, str]) -> None:
     """The model gateway's settings and the spec's budget (docs/gateway.md)."""
     from holon_core.gateway.admit import gateway_problem
 
     assert found.engine is not None and found.facts is not None
     api = found.engine.model_api
-    problem = gateway_problem(api, env, found.facts.budget, one_shot=one_shot)
+    problem = gateway_problem(api, env, found.facts.budget)
     if problem is not None:
         found.refuse("gateway", problem)
 

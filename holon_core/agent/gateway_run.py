@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from holon_core.errors import HolonError
 from holon_core.gateway.admit import GatewaySettingInvalid
 from holon_core.outcome import Decision
 
@@ -26,9 +27,14 @@ if TYPE_CHECKING:
 _KEY = "_gateway"
 
 
-def start(run: RunState, context: RunContext) -> None:
-    """Open the gateway when ``HOLON_GATEWAY`` says so (unset: on for a one-shot run, off for
-    a serve turn) and the engine declares a model API; refuse a budget it cannot keep."""
+def start(run: RunState, context: RunContext, shared: object = None) -> None:
+    """Open the gateway when ``HOLON_GATEWAY`` says so (unset: on) and the engine declares a
+    model API; refuse a budget it cannot keep.
+
+    ``shared`` is what a serve session started for all its turns
+    (:func:`holon_core.gateway.session.start_gateway`: the running gateway, or why it is
+    bypassed): a turn then takes a lease on it instead of starting its own.
+    """
     from holon_core.gateway.admit import gateway_problem
     from holon_core.gateway.setting import gateway_setting
 
@@ -38,27 +44,13 @@ def start(run: RunState, context: RunContext) -> None:
         context.engine.model_api,
         run.env,
         budget.model_dump() if budget is not None else None,
-        one_shot=one_shot,
     )
     if problem is not None:  # the admission refused it already; kept for direct callers
         raise problem
-    wanted = gateway_setting(run.env, default=None if one_shot else "off")
-    limits = budget_limits(context, run.env)
-    if not wanted or context.engine.model_api is None:
+    limits = budget_limits(context, run.env, one_shot=one_shot or shared is None)
+    if not gateway_setting(run.env) or context.engine.model_api is None:
         return
-    from holon_core.gateway.price_table import PriceTableError
-    from holon_core.gateway.session import harden_process, open_gateway
-
-    evidence = run.evidence
-    try:
-        session = open_gateway(
-            context.engine,
-            context.env,
-            lambda line: evidence.write_line("model-calls.ndjson", line),
-            limits,
-        )
-    except PriceTableError as exc:
-        raise GatewaySettingInvalid(str(exc)) from exc
+    session = _open(run, context, limits, shared)
     if session is None:
         return
     run.metadata[_KEY] = session
@@ -71,19 +63,54 @@ def start(run: RunState, context: RunContext) -> None:
             )
         return
     _refuse_unpriced(session, context, limits)
+    if session.budget is not None and (spent := session.budget.stop_if_spent()) is not None:
+        raise BudgetSpent(f"the run's budget is spent before it started: {spent}")
     context.env = session.engine_env
     run.log.info("gateway", url=session.server.url, upstream=session.upstream, api=session.api)
+    from holon_core.gateway.session import harden_process
+
     for left in harden_process(context.engine.credential_env):
         run.log.warning("gateway", detail=left)
 
 
-def budget_limits(context: RunContext, env: Mapping[str, str]) -> Limits:
-    """The spec's ``constraints.budget`` and ``HOLON_MAX_COST_USD``: the stricter applies."""
+class BudgetSpent(HolonError):
+    """A serve turn whose session has spent its budget: the engine is not started."""
+
+    reason = "budget_exceeded"
+
+
+def _open(
+    run: RunState, context: RunContext, limits: Limits, shared: object
+) -> GatewaySession | None:
+    """A lease on the serve session's gateway, else a gateway of the run's own."""
+    from holon_core.gateway.price_table import PriceTableError
+    from holon_core.gateway.session import Gateway, GatewaySession, open_gateway
+
+    evidence = run.evidence
+
+    def sink(line: str) -> None:
+        evidence.write_line("model-calls.ndjson", line)
+
+    if isinstance(shared, Gateway):
+        return shared.lease(context.env, sink, limits)
+    if isinstance(shared, str):
+        return GatewaySession(context.engine.model_api, dict(context.env), bypass=shared)
+    try:
+        return open_gateway(context.engine, context.env, sink, limits)
+    except PriceTableError as exc:
+        raise GatewaySettingInvalid(str(exc)) from exc
+
+
+def budget_limits(context: RunContext, env: Mapping[str, str], *, one_shot: bool = True) -> Limits:
+    """The spec's ``constraints.budget`` and ``HOLON_MAX_COST_USD``: the stricter applies.
+
+    In a serve session ``HOLON_MAX_COST_USD`` (``serve --max-cost``) is the session's limit,
+    kept by the session's gateway, not each turn's."""
     from holon_core.gateway.budget import Limits, parse_usd
 
     budget = context.spec.constraints.budget
     cost = budget.max_cost_usd if budget is not None else None
-    raw = (env.get("HOLON_MAX_COST_USD") or "").strip()
+    raw = (env.get("HOLON_MAX_COST_USD") or "").strip() if one_shot else ""
     value = parse_usd(raw) if raw else None
     if value is not None:  # a bad value was refused by gateway_problem
         cost = value if cost is None else min(cost, value)

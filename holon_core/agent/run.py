@@ -95,6 +95,8 @@ class AgentOptions:
     on_event: Callable[[Event], None] | None = None
     #: Preflight a long-lived caller already ran: (binary, version, checks).
     preflight: tuple[Path | None, str | None, list[Check]] | None = None
+    #: The serve session's model gateway, leased to each turn (``gateway/session.py``).
+    gateway: object = None
 
 
 @dataclass(frozen=True)
@@ -199,7 +201,8 @@ def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
     def until_plan() -> tuple[RunContext, LaunchPlan, EventParser]:
         context = _prepare(run, options, run_id)
         assert run.plugins is not None
-        gateway_run.start(run, context)  # the engine's env: endpoint -> gateway, no real key
+        # the engine's env: endpoint -> gateway, no real key
+        gateway_run.start(run, context, options.gateway)
         telemetry_run.to_engine(run, context)  # TRACEPARENT: the run's invoke_agent span
         run.evidence.phase("launch")
         return context, run.plugins.launch(context), run.plugins.event_parser(context)

@@ -22,12 +22,10 @@ def gateway_problem(
     model_api: str | None,
     env: Mapping[str, str],
     budget: Mapping[str, Any] | None,
-    *,
-    one_shot: bool,
 ) -> GatewaySettingInvalid | None:
-    """What stops the run before its engine starts, or None."""
+    """What stops the run (or a serve session) before its engine starts, or None."""
     try:
-        wanted = gateway_setting(env, default=None if one_shot else "off")
+        wanted = gateway_setting(env)
     except ValueError as exc:
         return GatewaySettingInvalid(str(exc))
     raw = (env.get("HOLON_MAX_COST_USD") or "").strip()

@@ -6,6 +6,10 @@ marked exceeded so holon stops the engine (reason ``budget_exceeded``). Overshoo
 that crosses a limit completes, and so do calls already in flight beside it (engines make
 one model call at a time, so at most that one call, bounded by its own output limit).
 A cost limit cannot be kept for a model without a price: such a call's successor is refused.
+
+A serve session's budget (``serve --max-cost``) is the parent of each turn's guard: a turn's
+call is admitted while neither the turn's limits nor the session's are reached, and what it
+spends counts for both, so the session's figure runs on across turns.
 """
 
 from __future__ import annotations
@@ -52,8 +56,10 @@ class Limits:
 class BudgetGuard:
     """Spending so far, and whether the run went over (thread-safe)."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, parent: BudgetGuard | None = None) -> None:
         self.limits = limits
+        #: The serve session's guard, which this turn's spending counts toward too.
+        self.parent = parent
         self.cost_usd = 0.0
         self.tokens = 0
         self.model_calls = 0
@@ -67,6 +73,11 @@ class BudgetGuard:
         """Before a model call: None to let it through, else the refusal's message."""
         with self._lock:
             reached = self._reached()
+            refused = None if reached is not None or self.parent is None else self.parent.admit()
+            if refused is not None:
+                assert self.parent is not None
+                limit, message = self.parent.exceeded or "", self.parent.message or refused
+                reached = f"session.{limit}", f"the serve session's budget: {message}"
             if reached is None:
                 self.model_calls += 1
                 return None
@@ -75,14 +86,30 @@ class BudgetGuard:
                 self.exceeded, self.message = limit, message
             return message
 
+    def stop_if_spent(self) -> str | None:
+        """Before a run starts: a limit reached already (this one's or the serve session's,
+        spent by earlier turns) is recorded as what stopped the run; its message, or None."""
+        with self._lock:
+            reached = self._reached()
+        if reached is None and self.parent is not None:
+            with self.parent._lock:
+                spent = self.parent._reached()
+            if spent is not None:
+                reached = f"session.{spent[0]}", f"the serve session's budget: {spent[1]}"
+        if reached is not None and self.exceeded is None:
+            self.exceeded, self.message = reached
+        return None if reached is None else reached[1]
+
     def settle(self, tokens: Tokens | None, cost: float | None, model: str | None) -> None:
-        """After a model call: add what it spent."""
+        """After a model call: add what it spent (to the session's figure too)."""
         with self._lock:
             if tokens is not None:
                 self.tokens += tokens.input_tokens + tokens.output_tokens
                 if cost is None and self.unpriced is None:
                     self.unpriced = model or "unknown"
             self.cost_usd += cost or 0.0
+        if self.parent is not None:
+            self.parent.settle(tokens, cost, model)
 
     def _reached(self) -> tuple[str, str] | None:
         lim = self.limits
@@ -104,9 +131,9 @@ class BudgetGuard:
         return None
 
     def record(self) -> dict[str, Any]:
-        """``metadata.budget``."""
+        """``metadata.budget`` (with the serve session's under ``session``)."""
         with self._lock:
-            return {
+            record: dict[str, Any] = {
                 **self.limits.as_dict(),
                 "spent": {
                     "cost_usd": round(self.cost_usd, 6),
@@ -115,3 +142,6 @@ class BudgetGuard:
                 },
                 "exceeded": self.exceeded,
             }
+        if self.parent is not None:
+            record["session"] = self.parent.record()
+        return record

@@ -20,9 +20,9 @@ import anyio
 import httpx
 
 from holon_core.gateway.apis import classify, error_body, path_model
-from holon_core.gateway.budget import BudgetGuard
-from holon_core.gateway.credentials import AUTH_HEADERS, Credentials
-from holon_core.gateway.meter import CallRecord, Meter, now_iso, price_call
+from holon_core.gateway.credentials import AUTH_HEADERS
+from holon_core.gateway.leases import Lease, Leases
+from holon_core.gateway.meter import CallRecord, now_iso, price_call
 from holon_core.gateway.price_table import PriceTable
 from holon_core.gateway.ratelimit import LIMIT_STATUSES, iso, reset_at
 from holon_core.gateway.usage import UsageScanner
@@ -68,19 +68,12 @@ class Route:
 
 
 class GatewayApp:
-    def __init__(
-        self,
-        route: Route,
-        credentials: Credentials,
-        meter: Meter,
-        table: PriceTable | None = None,
-        budget: BudgetGuard | None = None,
-    ) -> None:
+    """Forwards the calls of the runs holding a lease (:mod:`holon_core.gateway.leases`)."""
+
+    def __init__(self, route: Route, leases: Leases, table: PriceTable | None = None) -> None:
         self.route = route
         self.table = table
-        self.budget = budget
-        self.credentials = credentials
-        self.meter = meter
+        self.leases = leases
         self.client: httpx.AsyncClient | None = None
         self.make_client: Callable[[], httpx.AsyncClient] | None = None
 
@@ -98,21 +91,23 @@ class GatewayApp:
         method: str = scope["method"]
         path: str = scope["path"]
         api, kind = classify(self.route.api, method, path)
-        headers, header_ok = self._headers(scope["headers"])
-        query, query_ok = self._query(scope.get("query_string", b""))
-        if headers is None or query is None or not (header_ok or query_ok):
+        headers, by_header = self._headers(scope["headers"])
+        query, by_query = self._query(scope.get("query_string", b""))
+        lease = by_header or by_query
+        if headers is None or query is None or lease is None or by_query not in (None, lease):
             message = "holon gateway: this endpoint takes only the run's own credential"
             await _answer(send, 403, error_body(api, 403, message))
             return
+        meter, budget = lease.meter, lease.budget
         url = self.route.target(path) + (f"?{query}" if query else "")
         key = hash(body)
-        record = _Call(api, kind, method, path, self.meter.attempt(path, key), started)
-        refused = self.budget.admit() if self.budget is not None and kind == "model" else None
+        record = _Call(api, kind, method, path, meter.attempt(path, key), started)
+        refused = budget.admit() if budget is not None and kind == "model" else None
         if refused is not None:  # a client error the engines do not retry
             message = f"holon: the run's budget is spent ({refused}); the run ends here"
             record.status, record.error = 400, "budget_exceeded"
             await _answer(send, 400, error_body(api, 400, message))
-            self.meter.add(record.finish(_body_model(body) or path_model(path), None, None), key)
+            meter.add(record.finish(_body_model(body) or path_model(path), None, None), key)
             return
         if self.client is None:
             assert self.make_client is not None
@@ -141,9 +136,9 @@ class GatewayApp:
         usage = scanner.result()
         model = usage.model or path_model(path) or (_body_model(body) if kind == "model" else None)
         cost = price_call(api, model, usage.tokens, self.table) if kind == "model" else None
-        if self.budget is not None and kind == "model":
-            self.budget.settle(usage.tokens, cost, model)
-        self.meter.add(record.finish(model, usage.tokens if kind == "model" else None, cost), key)
+        if budget is not None and kind == "model":
+            budget.settle(usage.tokens, cost, model)
+        meter.add(record.finish(model, usage.tokens if kind == "model" else None, cost), key)
 
     async def _forward(
         self, request: httpx.Request, send: Send, scanner: UsageScanner, record: _Call
@@ -186,33 +181,33 @@ class GatewayApp:
 
     def _headers(
         self, raw: list[tuple[bytes, bytes]]
-    ) -> tuple[list[tuple[bytes, bytes]] | None, bool]:
-        """Forwarded headers with the real credential (None: a foreign one), and whether the
-        placeholder was there."""
+    ) -> tuple[list[tuple[bytes, bytes]] | None, Lease | None]:
+        """Forwarded headers with the real credential (None: a foreign one, or placeholders
+        of two runs), and the lease whose placeholder was there."""
         out: list[tuple[bytes, bytes]] = [(b"accept-encoding", b"identity")]
-        authorized = False
+        lease: Lease | None = None
         for name, value in raw:
             lower = name.lower()
             if lower in _HOP:
                 continue
             if lower in AUTH_HEADERS:
-                real = self.credentials.swap_header(value.decode("latin-1"))
-                if real is None:
-                    return None, False
-                authorized = True
-                value = real.encode("latin-1")
+                found = self.leases.swap_header(value.decode("latin-1"))
+                if found is None or lease not in (None, found[1]):
+                    return None, None
+                lease = found[1]
+                value = found[0].encode("latin-1")
             out.append((name, value))
-        return out, authorized
+        return out, lease
 
-    def _query(self, raw: bytes) -> tuple[str | None, bool]:
-        """The query with ``key=`` swapped (None: a foreign key), and whether it had one."""
+    def _query(self, raw: bytes) -> tuple[str | None, Lease | None]:
+        """The query with ``key=`` swapped (None: a foreign key), and the lease whose it was."""
         if not raw:
-            return "", False
+            return "", None
         pairs = parse_qsl(raw.decode("latin-1"), keep_blank_values=True)
         if not any(name == "key" for name, _ in pairs):
-            return raw.decode("latin-1"), False
-        swapped = self.credentials.swap_query(pairs)
-        return (None, False) if swapped is None else (urlencode(swapped), True)
+            return raw.decode("latin-1"), None
+        found = self.leases.swap_query(pairs)
+        return (None, None) if found is None else (urlencode(found[0]), found[1])
 
 
 @dataclass

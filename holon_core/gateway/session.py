@@ -20,6 +20,7 @@ from holon_core.gateway import prices
 from holon_core.gateway.apis import PUBLIC_ROOTS, known
 from holon_core.gateway.budget import BudgetGuard, Limits
 from holon_core.gateway.credentials import Credentials
+from holon_core.gateway.leases import Lease, Leases
 from holon_core.gateway.meter import Meter
 from holon_core.gateway.price_table import PriceTable, load_table
 from holon_core.gateway.proxy import GatewayApp, Route
@@ -33,7 +34,8 @@ _MARK = "http://holon-gateway.invalid"
 
 @dataclass
 class GatewaySession:
-    """The gateway of one run (``server`` None: bypassed, ``bypass`` says why)."""
+    """One run's gateway: its lease on a running gateway (``server`` None: bypassed,
+    ``bypass`` says why)."""
 
     api: str | None
     engine_env: dict[str, str]
@@ -43,10 +45,13 @@ class GatewaySession:
     bypass: str | None = None
     table: PriceTable | None = None
     budget: BudgetGuard | None = None
+    #: Returns the lease (its placeholders stop working); a one-shot run's also stops the server.
+    release: Callable[[], None] | None = None
 
     def close(self) -> None:
-        if self.server is not None:
-            self.server.stop()
+        if self.release is not None:
+            self.release()
+            self.release = None
 
     def info(self) -> dict[str, Any]:
         """``metadata.gateway``."""
@@ -96,47 +101,108 @@ class GatewaySession:
         return fields, warnings
 
 
+@dataclass
+class Gateway:
+    """A running gateway: its server, where it forwards, and the runs holding a lease on it.
+
+    One-shot runs start one each; a serve session starts one and leases it to every turn,
+    its own budget (``serve --max-cost``) the parent of each turn's.
+    """
+
+    api: str
+    server: GatewayServer
+    upstream: str
+    #: The engine's endpoint variables and the path suffix each gets (``/v1``).
+    endpoints: dict[str, str]
+    credential_names: tuple[str, ...]
+    leases: Leases
+    table: PriceTable | None = None
+    budget: BudgetGuard | None = None
+
+    def lease(
+        self, env: Mapping[str, str], sink: Callable[[str], None] | None, limits: Limits | None
+    ) -> GatewaySession:
+        """A run's share: fresh placeholders for the keys in ``env``, its meter and budget."""
+        credentials = Credentials.from_env(self.credential_names, env)
+        meter = Meter(sink)
+        own = limits is not None and limits.any()
+        guard = BudgetGuard(limits or Limits(), self.budget) if own or self.budget else None
+        held = Lease(credentials, meter, guard)
+        self.leases.add(held)
+        engine_env = {k: v for k, v in env.items() if k not in self.credential_names}
+        engine_env |= {name: self.server.url + tail for name, tail in self.endpoints.items()}
+        engine_env |= credentials.engine_values
+        return GatewaySession(
+            self.api,
+            engine_env,
+            meter,
+            self.server,
+            self.upstream,
+            table=self.table,
+            budget=guard,
+            release=lambda: self.leases.remove(held),
+        )
+
+    def close(self) -> None:
+        self.server.stop()
+
+
+def start_gateway(
+    adapter: EngineAdapter, env: Mapping[str, str], session_limits: Limits | None = None
+) -> Gateway | str | None:
+    """Start a gateway for ``adapter``'s engine: None when it calls no model API, else the
+    running gateway or why it is bypassed (the engine then gets ``env`` unchanged)."""
+    api = adapter.model_api
+    if api is None:
+        return None
+    if not known(api):
+        return f"the wire API {api!r} is not one it speaks"
+    probe = adapter.endpoint_env(_MARK)
+    endpoints = {k: v[len(_MARK) :] for k, v in probe.items() if v.startswith(_MARK)}
+    if not endpoints:
+        return "the adapter cannot point its engine at an endpoint (no endpoint_env)"
+    if not any(env.get(name) for name in adapter.credential_env):
+        return (
+            f"none of {', '.join(adapter.credential_env) or 'its key variables'} is set: the "
+            "engine signs in its own way (a vendor account talks to other hosts)"
+        )
+    variable, suffix = next(iter(endpoints.items()))
+    upstream = (env.get(variable) or "").strip() or PUBLIC_ROOTS[api] + suffix
+    table = load_table(env["HOLON_PRICES"]) if env.get("HOLON_PRICES") else None
+    leases = Leases()
+    app = GatewayApp(Route(api, upstream, prefix=suffix), leases, table)
+    server = GatewayServer(app, env).start()
+    prices.warm_up()
+    budget = BudgetGuard(session_limits) if session_limits and session_limits.any() else None
+    return Gateway(api, server, upstream, endpoints, adapter.credential_env, leases, table, budget)
+
+
 def open_gateway(
     adapter: EngineAdapter,
     env: Mapping[str, str],
     sink: Callable[[str], None] | None,
     limits: Limits | None = None,
 ) -> GatewaySession | None:
-    """Start the gateway for a run of ``adapter``; None when the engine calls no model API.
+    """Start the gateway of one one-shot run; None when the engine calls no model API.
 
     A session with ``server`` None means the gateway was bypassed (the engine gets ``env``
-    unchanged) and says why.
+    unchanged) and says why. Closing the session stops the gateway.
     """
-    api = adapter.model_api
-    if api is None:
+    started = start_gateway(adapter, env)
+    if started is None:
         return None
-    plain = dict(env)
-    if not known(api):
-        return GatewaySession(api, plain, bypass=f"the wire API {api!r} is not one it speaks")
-    probe = adapter.endpoint_env(_MARK)
-    endpoints = {k: v[len(_MARK) :] for k, v in probe.items() if v.startswith(_MARK)}
-    if not endpoints:
-        why = "the adapter cannot point its engine at an endpoint (no endpoint_env)"
-        return GatewaySession(api, plain, bypass=why)
-    credentials = Credentials.from_env(adapter.credential_env, env)
-    if not credentials.swaps:
-        why = (
-            f"none of {', '.join(adapter.credential_env) or 'its key variables'} is set: the "
-            "engine signs in its own way (a vendor account talks to other hosts)"
-        )
-        return GatewaySession(api, plain, bypass=why)
-    variable, suffix = next(iter(endpoints.items()))
-    upstream = (env.get(variable) or "").strip() or PUBLIC_ROOTS[api] + suffix
-    table = load_table(env["HOLON_PRICES"]) if env.get("HOLON_PRICES") else None
-    meter = Meter(sink)
-    guard = BudgetGuard(limits) if limits is not None and limits.any() else None
-    app = GatewayApp(Route(api, upstream, prefix=suffix), credentials, meter, table, guard)
-    server = GatewayServer(app, env).start()
-    prices.warm_up()
-    engine_env = {k: v for k, v in env.items() if k not in adapter.credential_env}
-    engine_env |= {name: server.url + tail for name, tail in endpoints.items()}
-    engine_env |= credentials.engine_values
-    return GatewaySession(api, engine_env, meter, server, upstream, table=table, budget=guard)
+    if isinstance(started, str):
+        return GatewaySession(adapter.model_api, dict(env), bypass=started)
+    session = started.lease(env, sink, limits)
+    give_back = session.release
+
+    def release() -> None:
+        if give_back is not None:
+            give_back()
+        started.close()
+
+    session.release = release
+    return session
 
 
 def harden_process(names: tuple[str, ...]) -> list[str]:

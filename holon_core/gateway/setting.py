@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-#: ``HOLON_GATEWAY`` when unset, for a one-shot run (serve turns: only when set to on).
+#: ``HOLON_GATEWAY`` when unset: one-shot runs and serve sessions alike.
 DEFAULT = "on"
 _ON = {"on", "1", "true", "yes"}
 _OFF = {"off", "0", "false", "no"}

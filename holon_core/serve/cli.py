@@ -64,6 +64,13 @@ def serve_main(argv: Sequence[str]) -> int:
         help="run a request's model CLIENT as ENGINE (repeat); other unknown names are ignored",
     )
     parser.add_argument(
+        "--max-cost",
+        metavar="USD",
+        help="the session's budget: once its turns' model calls cost this much, the turn "
+        "running ends budget_exceeded and so does every later one (HOLON_MAX_COST_USD; "
+        "docs/gateway.md)",
+    )
+    parser.add_argument(
         "--once",
         action="store_true",
         help="one-shot through serve: start a server, run the task in --input as one turn "
@@ -71,6 +78,12 @@ def serve_main(argv: Sequence[str]) -> int:
     )
     args = parser.parse_args(argv)
     env = dict(os.environ)
+    if args.max_cost is not None:
+        from holon_core.gateway.budget import parse_usd
+
+        if parse_usd(args.max_cost) is None:
+            parser.error(f"--max-cost {args.max_cost!r} is not a positive amount, e.g. 2.50")
+        env["HOLON_MAX_COST_USD"] = args.max_cost
     flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
     flags["state"] = args.state
     paths = resolve_paths(flags, env)

@@ -104,6 +104,8 @@ class TurnRequest:
     attachments: list[Any] = field(default_factory=list)
     #: The history's inline images and files, written with this turn's.
     earlier_attachments: list[Any] = field(default_factory=list)
+    #: ``holon.budget``: this turn's limits on its model calls (docs/gateway.md).
+    budget: dict[str, Any] | None = None
 
     @property
     def system_prompt(self) -> str:
@@ -141,12 +143,15 @@ def parse_request(body: object) -> TurnRequest:
             param="previous_response_id",
             code="ambiguous_history",
         )
-    holon = _optional(body, "holon", dict) or {}
+    holon = dict(_optional(body, "holon", dict) or {})
+    from holon_core.serve.budget import parse_budget  # it imports RequestError
+
+    budget = parse_budget(holon.pop("budget", None))
     extra = sorted(set(holon) - set(HOLON_FIELDS))
     if extra:
         raise RequestError(
             400,
-            f"unknown holon field(s): {', '.join(extra)}; known: {', '.join(HOLON_FIELDS)}",
+            f"unknown holon field(s): {', '.join(extra)}; known: {', '.join(HOLON_FIELDS)}, budget",
             param=f"holon.{extra[0]}",
         )
     values: dict[str, str | None] = {}
@@ -186,6 +191,7 @@ def parse_request(body: object) -> TurnRequest:
         system=parsed.system,
         attachments=parsed.attachments,
         earlier_attachments=parsed.earlier,
+        budget=budget,
     )
 
 

@@ -71,6 +71,9 @@ def load_session(
     adapter = select_engine(plugins, engine, env, base_spec)
     preflight = run_preflight(plugins, adapter, paths, env)
     redact = Redactor(secret_values(env, adapter.credential_env))
+    from holon_core.gateway.shared import open_shared
+
+    gateway = open_shared(adapter, env)  # one for the session, leased to each turn
     store = Store(paths.state)
     for response_id in store.settle_interrupted(redact):
         print(f"holon-agent serve: {response_id} was interrupted (marked failed)", file=sys.stderr)
@@ -88,6 +91,7 @@ def load_session(
         isolate=isolate,
         allow_fetch=allow_fetch,
         model_map=model_map or {},
+        gateway=gateway,
     )
 
 
@@ -237,6 +241,9 @@ def serve(
     try:
         server.run(sockets=[sock])
     finally:
+        from holon_core.gateway.shared import close_shared
+
+        close_shared(session.gateway)
         sock.close()
         with contextlib.suppress(OSError):
             now = path.stat()

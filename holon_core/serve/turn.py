@@ -36,6 +36,7 @@ from holon_core.outcome import Decision
 from holon_core.plugins import HolonPlugins
 from holon_core.redact import Redactor
 from holon_core.serve import attachments
+from holon_core.serve.budget import with_budget
 from holon_core.serve.model_choice import ModelChoice, choose_model
 from holon_core.serve.protocol import (
     RequestError,
@@ -102,6 +103,8 @@ class Session:
     allow_fetch: bool = False
     #: ``--model-map``: a client's model name -> the engine's.
     model_map: dict[str, str] = field(default_factory=dict)
+    #: The session's model gateway, leased to each turn (``holon_core.gateway.shared``).
+    gateway: object = None
 
 
 def plan_turn(session: Session, request: TurnRequest) -> Turn:
@@ -362,6 +365,8 @@ def _run_pipeline(session: Session, turn: Turn, stream: TurnStream) -> tuple[Dec
             + "\n".join(files)
         )
     spec = _turn_spec(session.base_spec, text, keep_context=whole_input)
+    if turn.request.budget:  # holon.budget: this turn's limits, beside the spec's
+        spec = with_budget(spec, turn.request.budget)
     paths = AgentPaths(
         input=turn.input_dir,
         workspace=turn.workspace,
@@ -381,6 +386,7 @@ def _run_pipeline(session: Session, turn: Turn, stream: TurnStream) -> tuple[Dec
         instructions=turn.request.system_prompt,
         on_event=stream.feed,
         preflight=session.preflight,
+        gateway=session.gateway,
     )
     result = run_turn(paths, options, session.env, turn.cancel)
     if result is None:
