@@ -45,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="USD",
         help="stop the run once its model calls cost this much (else HOLON_MAX_COST_USD)",
     )
+    parser.add_argument(
+        "--record",
+        metavar="DIR",
+        help="record the run's model calls as a cassette in DIR (else HOLON_RECORD; "
+        "docs/cassettes.md)",
+    )
     parser.add_argument("--probe", action="store_true", help="check readiness, run nothing")
     return parser
 
@@ -59,6 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     env = dict(os.environ)
     if args.max_cost is not None:  # checked with the budget, like the variable it sets
         env["HOLON_MAX_COST_USD"] = args.max_cost
+    if args.record is not None:
+        env["HOLON_RECORD"] = args.record
     flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
     flags["state"] = args.state
     paths = resolve_paths(flags, env)

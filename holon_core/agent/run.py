@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from holon_core.adapter import RunContext
-from holon_core.agent import gateway_run, record, telemetry_run
+from holon_core.agent import gateway_run, record, record_cassette, telemetry_run
 from holon_core.agent.admission import Admission, admit_engine, admit_skills
 from holon_core.agent.evidence import Evidence
 from holon_core.agent.interrupt import until_launch
@@ -204,6 +204,7 @@ def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
         # the engine's env: endpoint -> gateway, no real key
         gateway_run.start(run, context, options.gateway)
         telemetry_run.to_engine(run, context)  # TRACEPARENT: the run's invoke_agent span
+        record_cassette.start(run, context)  # --record: a recorder under the gateway
         run.evidence.phase("launch")
         return context, run.plugins.launch(context), run.plugins.event_parser(context)
 
@@ -462,6 +463,7 @@ def _finish(run: RunState, decision: Decision) -> Decision:
         data["artifacts"] = inventory(out, exclude=unchanged_preexisting(run))
         merged = merge_skill_manifest(data, read_skill_manifest(out))
         merged = settle_artifacts(merged, out, record.declared_artifacts(run))
+        decision = record_cassette.finish(run, decision, merged)  # --record DIR
         write_manifest_file(run.out, merged, run.redact)
     except Exception as exc:  # a bug or a full disk while recording: still leave a record
         run.log.error("manifest", traceback=traceback.format_exc())

@@ -1,0 +1,215 @@
+"""Where the run pipeline meets cassette recording (``HOLON_RECORD`` / ``--record DIR``).
+
+Just after the gateway starts, :func:`start` puts a :class:`~holon_core.cassette.record.Recorder`
+under the gateway's upstream client (nothing else of the gateway changes: credential swap,
+metering and budget work as without it). When the run is judged, :func:`finish` writes the
+cassette (its outcome, reason and tool calls are the manifest's) before the manifest, so the
+manifest can say where it is (``metadata.cassette``) or why none was written: then the run
+fails ``holon_error`` and nothing is left at the target.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from holon_core.errors import HolonError
+from holon_core.outcome import Decision
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from holon_core.adapter import RunContext
+    from holon_core.agent.state import RunState
+    from holon_core.cassette.format import CassetteInfo, InputEntry
+    from holon_core.cassette.record import Recorder
+
+_KEY = "_cassette_recorder"
+VARIABLE = "HOLON_RECORD"
+
+
+class RecordRefused(HolonError):
+    reason = "invalid_input"
+
+
+def record_target(env: Mapping[str, str]) -> Path | None:
+    raw = (env.get(VARIABLE) or "").strip()
+    return Path(raw).expanduser().absolute() if raw else None
+
+
+def record_problem(env: Mapping[str, str]) -> str | None:
+    """Why ``HOLON_RECORD`` cannot be honoured, checked before the engine starts."""
+    target = record_target(env)
+    if target is None:
+        return None
+    from holon_core.cassette.writer import target_problem
+
+    problem = target_problem(target)
+    if problem is not None:
+        return f"{VARIABLE} (--record) names {target}, where no cassette can be written: {problem}"
+    return None
+
+
+def start(run: RunState, context: RunContext) -> None:
+    """Record the run's model calls when ``HOLON_RECORD`` is set; refuse when the gateway,
+    which sees them, is not on."""
+    target = record_target(run.env)
+    if target is None:
+        return
+    problem = record_problem(run.env)
+    if problem is not None:
+        raise RecordRefused(problem, hint="give --record an empty or new directory")
+    session = run.metadata.get("_gateway")
+    server = getattr(session, "server", None)
+    if server is None:
+        why = getattr(session, "bypass", None) or (
+            "HOLON_GATEWAY is off"
+            if context.engine.model_api is not None
+            else f"engine {context.engine.name} declares no model API"
+        )
+        raise RecordRefused(
+            f"--record (HOLON_RECORD) records the model calls the gateway sees, but this run "
+            f"has no gateway: {why}",
+            hint="run with HOLON_GATEWAY=on and the engine's API key variable set, "
+            "or without --record",
+        )
+    from holon_core.cassette.record import Recorder
+    from holon_core.cassette.scrub import Scrubber
+    from holon_core.redact import secret_values
+
+    # The key variables as the caller set them (the gateway swaps these values in) and every
+    # secret-looking variable, plus what the run passes on (context.secrets).
+    secrets = secret_values(run.env, context.engine.credential_env) + list(context.secrets)
+    route = server.app.route
+    recorder = Recorder(route.api, route.upstream, route.prefix, Scrubber(secrets))
+    server.wrap_transport = recorder.wrap
+    run.metadata[_KEY] = (target, recorder)
+    run.log.info("cassette", recording=str(target))
+
+
+def finish(run: RunState, decision: Decision, manifest: dict[str, Any]) -> Decision:
+    """Write the cassette of a recorded run; record where in ``manifest``. A cassette that
+    cannot be written makes the run a ``holon_error`` failure (nothing is left behind)."""
+    held = run.metadata.pop(_KEY, None)
+    if held is None:
+        return decision
+    target, recorder = held
+    from holon_core.cassette.format import CassetteError
+    from holon_core.cassette.writer import write_cassette
+
+    meta = manifest["metadata"]
+    calls = recorder.ordered()
+    try:
+        info = cassette_info(run, manifest, recorder, len(calls))
+        diff = run.paths.output / "diff.patch"
+        patch = diff.read_bytes() if diff.is_file() else b""
+        write_cassette(
+            target,
+            info=info,
+            calls=calls,
+            store=recorder.store,
+            diff=patch,
+            scrubber=recorder.scrubber,
+        )
+    except (CassetteError, OSError) as exc:
+        message = str(exc)
+        meta["cassette"] = {"path": str(target), "error": message}
+        run.log.error("cassette", error=message)
+        failed = Decision(
+            "failure",
+            "holon_error",
+            f"the run ended {decision.outcome} ({decision.reason}), but its cassette was not "
+            f"recorded: {message}",
+        )
+        manifest.update(status="failed", outcome="failure", error=failed.error)
+        meta["reason"] = failed.reason
+        return failed
+    size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
+    meta["cassette"] = {"path": str(target), "calls": len(calls), "bytes": size}
+    run.log.info("cassette", written=str(target), calls=len(calls), bytes=size)
+    return decision
+
+
+def cassette_info(
+    run: RunState, manifest: dict[str, Any], recorder: Recorder, calls: int
+) -> CassetteInfo:
+    from holon_core.cassette.format import (
+        BaselineRecord,
+        CassetteInfo,
+        EngineRecord,
+        ToolCallRecord,
+    )
+
+    meta = manifest["metadata"]
+    engine = meta.get("engine") or {}
+    adapter = meta.get("adapter") or {}
+    baseline = meta.get("baseline")
+    tools = [
+        ToolCallRecord(tool=t.tool, ok=t.ok, command=t.command, exit_code=t.exit_code)
+        for t in run.report.tool_log
+    ]
+    return CassetteInfo(
+        created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        holon_version=meta["holon_version"],
+        engine=EngineRecord(
+            name=engine.get("name") or (run.engine.name if run.engine else "unknown"),
+            version=engine.get("version"),
+            adapter_version=adapter.get("version"),
+        ),
+        model=engine.get("model"),
+        api=recorder.api,
+        spec=run.spec.model_dump(mode="json", exclude_none=True) if run.spec else {},
+        input=input_listing(run.paths.input),
+        baseline=BaselineRecord.model_validate(baseline) if baseline else None,
+        outcome=manifest["outcome"],
+        reason=meta["reason"],
+        error=manifest.get("error"),
+        tool_calls=tools,
+        files_changed=meta.get("files_changed"),
+        paths=_paths(run),
+        calls=calls,
+    )
+
+
+def input_listing(root: Path) -> list[InputEntry]:
+    """Every regular file of the run's input dir: path, size, SHA-256 (symlinks not followed)."""
+    from holon_core.cassette.format import InputEntry
+
+    entries = []
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        entries.append(
+            InputEntry(
+                path=path.relative_to(root).as_posix(),
+                size=path.stat().st_size,
+                sha256=digest.hexdigest(),
+            )
+        )
+    return entries
+
+
+def _paths(run: RunState) -> dict[str, str]:
+    """The absolute paths a recording's requests and answers may hold, for replay to map."""
+    paths = {
+        "workspace": str(run.paths.workspace),
+        "input": str(run.paths.input),
+        "output": str(run.paths.output),
+        "tmp": tempfile.gettempdir(),
+    }
+    context = run.context
+    if context is not None:
+        paths |= {
+            "workspace": str(context.workspace),
+            "run_dir": str(context.run_dir),
+            "home": str(context.home),
+            "engine_tmp": str(context.tmp),
+        }
+    return paths
