@@ -35,7 +35,8 @@ def holon_run_argv(cell: Cell, runs_dir: Path, timeout: float | None) -> list[st
     task = cell.task
     argv = [sys.executable, "-m", "holon_core", "run", str(task.spec)]
     argv += ["--workspace", str(task.workspace), "--runs-dir", str(runs_dir)]
-    argv += ["--engine", cell.engine, "--json", "--quiet"]
+    # the batch writes every cell's report.html with its own page (holon_core/report)
+    argv += ["--engine", cell.engine, "--json", "--quiet", "--no-report"]
     if cell.model:
         argv += ["--model", cell.model]
     if task.context is not None:

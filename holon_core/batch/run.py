@@ -6,6 +6,7 @@ Layout of the results dir (the same for every executor)::
     job.json                  which job and cells this dir belongs to
     results.jsonl             one line per cell, in the job's cell order
     report.md                 per engine: success rate, median time and tokens; every cell
+    report.html               the same with charts and a link to each cell's page (--no-report)
     cells/<cell id>/run-*/    the cell's ``holon run`` dir (output/manifest.json, run.json, ...)
     cells/<cell id>/cell.json the cell's result, written as soon as it ends
     tasks/, workspaces/       inline specs and git clones, made once per job
@@ -43,6 +44,7 @@ class BatchOptions:
     resume: bool = False
     results: Path | None = None
     progress: bool = True
+    report: bool = True  # report.html in the results dir (holon_core/report); --no-report
 
 
 @dataclass
@@ -51,6 +53,7 @@ class BatchOutcome:
     results: list[CellResult]  # every cell that has a result, in cell order
     total: int
     cancelled: bool
+    report: Path | None = None
 
     @property
     def exit_code(self) -> int:
@@ -128,7 +131,12 @@ def run_batch(
     (job.results / "report.md").write_text(markdown_report(job.name, results), encoding="utf-8")
     if tracing is not None:
         tracing.export_batch(job.name, [r.outcome for r in results], [r.cost_usd for r in results])
-    return BatchOutcome(job, results, len(cells), cancel.is_set())
+    report = None
+    if options.report:
+        from holon_core.report.finish import report_finished_batch
+
+        report = report_finished_batch(job.results, stream)
+    return BatchOutcome(job, results, len(cells), cancel.is_set(), report)
 
 
 def _executor(

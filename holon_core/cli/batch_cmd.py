@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
+from holon_core.cli.run_cmd import report_option
 from holon_core.runner.streams import write_safely
 
 
@@ -36,6 +37,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--results", type=Path, help="results dir (default: <job>.results/)")
     parser.add_argument("--json", action="store_true", help="print results.jsonl, not a table")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    report_option(parser)
 
 
 def _positive(text: str) -> int:
@@ -60,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         resume=args.resume,
         results=args.results,
         progress=not args.quiet,
+        report=args.report,
     )
     with _cancel_on_signals() as cancel:
         outcome = run_batch(options, os.environ, sys.stderr, cancel, tty=_isatty())
@@ -70,7 +73,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = terminal_table(outcome.results)
         text += f"results: {outcome.job.results}\n"
+        text += f"report: {outcome.report}\n" if outcome.report else ""
     write_safely(sys.stdout, text)
+    if args.json and outcome.report:
+        write_safely(sys.stderr, f"holon batch: report: {outcome.report}\n")
     if outcome.cancelled:
         missing = outcome.total - len(outcome.results)
         write_safely(

@@ -111,6 +111,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    report_option(parser)
+
+
+def report_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-report`` (holon run, solve and batch write report.html by default)."""
+    parser.add_argument(
+        "--no-report",
+        dest="report",
+        action="store_false",
+        help="do not write report.html beside the record (docs/report.md)",
+    )
 
 
 def timeout_option(text: str | None) -> float | None:
@@ -189,6 +200,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
             progress=not args.quiet,
             container=_container(args),
             serve=args.serve,
+            report=args.report,
         )
         result = run_task(options, env=_agent_settings(args), stops=stops)
     except (HolonError, RunCancelled) as exc:

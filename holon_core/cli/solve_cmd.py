@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from holon_core.cli.run_cmd import max_cost_option, timeout_option
+from holon_core.cli.run_cmd import max_cost_option, report_option, timeout_option
 from holon_core.errors import HolonError, InputError
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    report_option(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -94,6 +95,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
                 timeout=timeout,
                 max_cost_usd=max_cost,
                 progress=not args.quiet,
+                report=args.report,
             )
             result = run_task(options, env=_run_env(env, token), stops=stops)
     except (HolonError, RunCancelled) as exc:

@@ -43,6 +43,7 @@ class RunResult:
     interrupted: bool = False
     timed_out: bool = False
     state_dir: Path | None = None  # kept for debugging (HOLON_KEEP_RUN_DIR=1)
+    report: Path | None = None  # report.html beside the record (holon_core/report)
 
     @property
     def manifest_path(self) -> Path | None:
@@ -90,6 +91,7 @@ class RunResult:
                 "summary": _str(self.artifact("summary.md")),
                 "events": _str(self.artifact("evidence/events.ndjson")),
                 "state": _str(self.state_dir),
+                "report": _str(self.report),
             },
             "snapshot": self.snapshot,
         }
@@ -127,6 +129,7 @@ def render_human(result: RunResult) -> str:
         ("manifest", result.manifest_path),
         ("patch", result.artifact("diff.patch")),
         ("summary", result.artifact("summary.md")),
+        ("report", result.report),
     ):
         if path is not None:
             lines.append(f"  {label:<9} {path}")
@@ -166,6 +169,7 @@ class RunAborted(Exception):
             ("run_dir", "workspace", "output_dir", "manifest", "patch", "summary", "events")
         )
         paths |= {"state": None, "run_dir": _str(self.run_dir), "workspace": _str(workspace)}
+        paths["report"] = None
         return {
             "version": JSON_VERSION,
             "run_id": None,

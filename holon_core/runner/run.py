@@ -22,6 +22,7 @@ from holon_core.agent.select import select_engine
 from holon_core.errors import HolonError, InputError
 from holon_core.models.spec import Spec
 from holon_core.plugins import load_plugins
+from holon_core.report.finish import report_finished_run
 from holon_core.runner.agent_env import agent_command, agent_env
 from holon_core.runner.agent_stderr import explain_missing_manifest
 from holon_core.runner.container import Container, ContainerOptions, prepare, runtime_env
@@ -61,6 +62,7 @@ class RunOptions:
     container: ContainerOptions | None = None  # run holon-agent in a container (container.py)
     serve: bool = False  # the one turn through `holon-agent serve --once` (serve/once.py)
     goal: str | None = None  # ``--goal``: the task's goal, with or without ``spec``
+    report: bool = True  # report.html beside the record (holon_core/report); --no-report
 
 
 def run_task(
@@ -219,6 +221,7 @@ def _run(
     result.snapshot["kept"] = options.keep_snapshot
     result.state_dir = layout.state if keep_state or options.keep_snapshot else None
     result.duration_seconds = time.monotonic() - started
+    result.report = report_finished_run(result) if options.report else None
     layout.write_record(result.to_json())
     return result
 

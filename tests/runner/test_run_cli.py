@@ -65,7 +65,7 @@ def test_human_summary(tmp_path: Path) -> None:
     assert lines[0].startswith("holon run: success (ok), ")
     assert lines[0].endswith("engine replay, 5 files changed")
     labels = [line.split()[0] for line in lines[1:]]
-    assert labels == ["manifest", "patch", "summary", "run"]
+    assert labels == ["manifest", "patch", "summary", "report", "run"]
 
 
 def test_input_dir_is_built_from_spec_context_prompts_and_skills(tmp_path: Path) -> None:

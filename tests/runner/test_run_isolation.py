@@ -62,6 +62,7 @@ def test_original_untouched_and_output_fresh(
         "diff.patch",
         "evidence",
         "manifest.json",
+        "report.html",
         "seen.txt",
         "summary.md",
     ]
