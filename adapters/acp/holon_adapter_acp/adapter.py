@@ -1,0 +1,139 @@
+"""The generic ``acp`` engine: any ACP agent, run by the bridge (``bridge.py``).
+
+holon launches ``python -m holon_adapter_acp.bridge`` (this interpreter), which starts the
+agent and talks ACP to it; the prompt goes in on stdin. The profiles (``profiles.py``) are
+this adapter with the agent's command, home and credentials taken from a direct adapter.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from holon_adapter_acp.command import (
+    COMMAND_ENV,
+    PASS_ENV,
+    agent_command,
+    bad_pass_env_names,
+    pass_env_names,
+)
+from holon_adapter_acp.policy import POLICY_ENV, policy_from
+from holon_core.adapter import (
+    Capabilities,
+    EngineAdapter,
+    EngineReport,
+    EventParser,
+    LaunchPlan,
+    RunContext,
+    base_env,
+)
+from holon_core.checks import Check
+from holon_core.errors import InputError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+#: Seconds the agent gets to answer ``session/cancel`` before the bridge stops it.
+CANCEL_GRACE = 2.0
+
+
+class AcpAdapter(EngineAdapter):
+    """Base of every ACP engine: the bridge's launch plan, parser and manifest keys."""
+
+    name: ClassVar[str] = "acp"
+    distribution: ClassVar[str | None] = "holon-adapter-acp"
+    capabilities: ClassVar[Capabilities] = Capabilities(needs_credentials=False)
+
+    def agent_argv(self, run: RunContext) -> tuple[list[str], dict[str, str]]:
+        """The agent's command line and environment (the generic engine: from the user)."""
+        spec_command = (run.spec.engine.model_extra or {}).get("command")
+        argv = agent_command(run.env, spec_command)
+        bad = bad_pass_env_names(run.env)
+        if bad:
+            raise InputError(
+                f"{PASS_ENV} names invalid variables: {', '.join(bad)}",
+                hint=f"list variable names, e.g. {PASS_ENV}=MY_AGENT_API_KEY",
+            )
+        return argv, base_env(run, pass_env_names(run.env))
+
+    def prompt_text(self, run: RunContext) -> str:
+        system = run.prompt.system.strip()
+        return f"{system}\n\n{run.prompt.user}" if system else run.prompt.user
+
+    def bridge_options(self, run: RunContext) -> list[str]:
+        """Extra bridge flags (``--auth``, ``--mode``) a profile needs."""
+        return []
+
+    def launch(self, run: RunContext) -> LaunchPlan:
+        if policy_from(run.env) not in ("allow", "reject"):
+            raise InputError(
+                f"{POLICY_ENV} must be allow or reject, not {run.env.get(POLICY_ENV)!r}",
+                hint=f"unset {POLICY_ENV} (allow) or set it to reject",
+            )
+        run.home.mkdir(parents=True, exist_ok=True)
+        run.tmp.mkdir(parents=True, exist_ok=True)
+        argv, env = self.agent_argv(run)
+        if run.env.get(POLICY_ENV):
+            env[POLICY_ENV] = run.env[POLICY_ENV]
+        bridge = [sys.executable, "-m", "holon_adapter_acp.bridge", "--cwd", str(run.workspace)]
+        bridge += ["--cancel-grace", str(CANCEL_GRACE), *self.bridge_options(run), "--", *argv]
+        stdin = self.prompt_text(run).encode("utf-8")
+        return LaunchPlan(bridge, env, run.workspace, stdin=stdin, grace_seconds=CANCEL_GRACE + 3)
+
+    def event_parser(self, run: RunContext) -> EventParser:
+        from holon_adapter_acp.parser import AcpParser  # see holon_adapter_acp/__init__.py
+
+        return AcpParser(model=run.model)
+
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        checks = super().preflight(env)
+        raw = env.get(COMMAND_ENV, "").strip()
+        if raw:
+            try:
+                program = agent_command(env, None)[0]
+            except InputError as exc:
+                return [
+                    *checks,
+                    Check("acp_command", False, exc.message, exc.hint, "invalid_input"),
+                ]
+            found = shutil.which(program, path=env.get("PATH"))
+            hint = f"install the agent or put its full path in {COMMAND_ENV}"
+            checks.append(
+                Check(
+                    "acp_command",
+                    bool(found),
+                    f"{program}: {found or 'not found on PATH'}",
+                    None if found else hint,
+                    None if found else "engine_missing",
+                )
+            )
+        return checks
+
+    def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:
+        keys = (
+            "agent",
+            "stop_reason",
+            "rpc_error",
+            "unanswerable_requests",
+            "permissions",
+            "plan",
+            "acp_usage",
+        )
+        return {"acp": {key: report.extra[key] for key in keys if report.extra.get(key)}}
+
+
+def generic_adapter(env: Mapping[str, str]) -> AcpAdapter:
+    """The ``acp`` engine, its credentials being the names in ``HOLON_ACP_PASS_ENV``.
+
+    Declared on a subclass made per process, so the core's own credential check, environment
+    and redaction treat them as this engine's credentials.
+    """
+    names = tuple(name for name in pass_env_names(env) if name not in bad_pass_env_names(env))
+    attrs = {
+        "credential_env": names,
+        "capabilities": Capabilities(needs_credentials=bool(names)),
+        "__doc__": AcpAdapter.__doc__,
+    }
+    generic: type[AcpAdapter] = type("GenericAcpAdapter", (AcpAdapter,), attrs)
+    return generic()

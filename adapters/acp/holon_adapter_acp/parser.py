@@ -1,0 +1,209 @@
+"""The bridge's JSON lines (``wire.py``) -> holon's normalized events and the EngineReport.
+
+Signals the outcome rule reads, and the guards around ``stopReason`` (never trusted alone):
+
+* a JSON-RPC error answering any request is the terminal event, with its reason
+  (``outcome_map.py``): 401/403/-32000 ``auth_failed``, 429 ``rate_limited``, else
+  ``engine_error``; an agent request holon could not serve is named in the error;
+* ``agent_exit`` before an answer: no terminal event, so the exit status decides
+  (``engine_crashed``);
+* ``end_turn`` is a success only if the turn did something: a turn without a message or
+  a tool call is how agents end after a swallowed model error, so it fails ``engine_error``;
+  failed tools then go through holon's tool rule like every engine's;
+* other stop reasons fail with their own reason (``max_turn_requests`` -> ``max_steps``, ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from holon_adapter_acp.outcome_map import STOP_REASONS, error_reason, error_sentence
+from holon_adapter_acp.tools import FINISHED, ToolCall, finish, start_event
+from holon_core.adapter import JsonLinesParser
+from holon_core.events import Event
+
+EMPTY_TURN = (
+    "the ACP agent ended its turn (end_turn) without a message or a tool call; an agent "
+    "ends so after a model error it did not report, so the turn is not trusted"
+)
+
+
+class AcpParser(JsonLinesParser):
+    """Reads the bridge's stdout; one instance per run."""
+
+    def __init__(self, model: str | None = None) -> None:
+        super().__init__()
+        self.report.model = model
+        self._calls: dict[str, ToolCall] = {}
+        self._text: list[str] = []
+        self._unanswerable: list[str] = []
+        self._permissions: list[dict[str, Any]] = []
+
+    def handle(self, raw: dict[str, Any]) -> list[Event]:
+        kind = raw.get("acp")
+        handler = getattr(self, f"_on_{kind}", None) if isinstance(kind, str) else None
+        if handler is None:
+            return [Event(type="message", text=str(raw), data={"unparsed": True})]
+        events: list[Event] = handler(raw)
+        return events
+
+    # -- connection ------------------------------------------------------------------------
+    def _on_initialized(self, raw: dict[str, Any]) -> list[Event]:
+        agent = raw.get("agent") if isinstance(raw.get("agent"), dict) else {}
+        self.report.extra["agent"] = agent
+        if agent and agent.get("version"):
+            self.report.engine_version = str(agent["version"])
+        return [
+            Event(type="session", data={"agent": agent, "auth_methods": raw.get("auth_methods")})
+        ]
+
+    def _on_session(self, raw: dict[str, Any]) -> list[Event]:
+        self.report.session_id = raw.get("session_id")
+        if raw.get("model"):
+            self.report.model = str(raw["model"])
+        return [
+            Event(
+                type="session",
+                data={"session_id": raw.get("session_id"), "model": raw.get("model")},
+            )
+        ]
+
+    def _on_unanswerable(self, raw: dict[str, Any]) -> list[Event]:
+        method = str(raw.get("method"))
+        self._unanswerable.append(method)
+        self.report.extra.setdefault("unanswerable_requests", []).append(method)
+        text = f"the agent asked for {method}; holon's client answered 'method not found'"
+        return [Event(type="error", text=text, data={"method": method})]
+
+    def _on_permission(self, raw: dict[str, Any]) -> list[Event]:
+        found = raw.get("tool_call")
+        tool_call: dict[str, Any] = found if isinstance(found, dict) else {}
+        record = {
+            "tool_id": tool_call.get("toolCallId"),
+            "option": raw.get("option_id"),
+            "kind": raw.get("kind"),
+        }
+        self._permissions.append(record)
+        events = self._tool_update(tool_call) if tool_call.get("toolCallId") else []
+        answer = raw.get("kind") or "cancelled"
+        events.append(Event(type="note", text=f"permission request answered {answer}", data=record))
+        return events
+
+    def _on_cancel(self, raw: dict[str, Any]) -> list[Event]:
+        return [Event(type="note", text="session/cancel sent to the agent", data=raw)]
+
+    # -- the turn --------------------------------------------------------------------------
+    def _on_update(self, raw: dict[str, Any]) -> list[Event]:
+        update = raw.get("update")
+        if not isinstance(update, dict):
+            return []
+        kind = update.get("sessionUpdate")
+        if kind == "agent_message_chunk":
+            content = update.get("content")
+            if (
+                isinstance(content, dict)
+                and isinstance(content.get("text"), str)
+                and content["text"]
+            ):
+                self._text.append(content["text"])
+                return [Event(type="message", text=content["text"])]
+            return []
+        if kind in ("tool_call", "tool_call_update"):
+            return self._tool_update(update)
+        if kind == "plan":
+            entries = update.get("entries") or []
+            self.report.extra["plan"] = entries
+            return [Event(type="note", text="plan", data={"plan": entries})]
+        if kind == "usage_update":
+            usage = {
+                key: update.get(key)
+                for key in ("used", "size", "cost")
+                if update.get(key) is not None
+            }
+            self.report.extra["acp_usage"] = usage
+            return [Event(type="usage", data={"acp": usage})]
+        return []
+
+    def _tool_update(self, update: dict[str, Any]) -> list[Event]:
+        tool_id = str(update.get("toolCallId"))
+        call = self._calls.get(tool_id)
+        events: list[Event] = []
+        if call is None:
+            call = self._calls[tool_id] = ToolCall(tool_id)
+            call.merge(update)
+            self.report.tool_calls += 1
+            self._text.clear()  # the final answer is the text after the last tool call
+            events.append(start_event(call))
+        else:
+            call.merge(update)
+        if call.fields.get("status") in FINISHED and not call.finished:
+            event, outcome = finish(call)
+            self.report.record_tool_result(outcome)
+            events.append(event)
+        return events
+
+    # -- the end ---------------------------------------------------------------------------
+    def _on_stop(self, raw: dict[str, Any]) -> list[Event]:
+        report = self.report
+        report.terminal_seen = True
+        report.final_text = "".join(self._text).strip()
+        stop = str(raw.get("stop_reason"))
+        report.extra["stop_reason"] = stop
+        self._usage_from_meta(raw.get("meta"))
+        if stop == "end_turn":
+            if report.tool_calls == 0 and not report.final_text:
+                report.is_error, report.reason, report.error = True, "engine_error", EMPTY_TURN
+            else:
+                report.is_error = False
+        else:
+            reason, sentence = STOP_REASONS.get(
+                stop, ("engine_error", f"the agent stopped: {stop}")
+            )
+            report.is_error, report.reason, report.error = True, reason, sentence
+        return [
+            Event(
+                type="result",
+                status="error" if report.is_error else "ok",
+                data={"stop_reason": stop},
+            )
+        ]
+
+    def _on_error(self, raw: dict[str, Any]) -> list[Event]:
+        report = self.report
+        stage, code = str(raw.get("stage")), raw.get("code")
+        message = str(raw.get("message") or "")
+        report.terminal_seen = True
+        report.is_error = True
+        report.reason = error_reason(code, message)
+        report.error = error_sentence(stage, code, message, self._unanswerable)
+        report.final_text = "".join(self._text).strip()
+        report.extra["rpc_error"] = {"stage": stage, "code": code, "message": message}
+        if isinstance(code, int) and 100 <= code <= 599:
+            report.extra["http_status"] = code
+        data = {"stage": stage, "code": code, "data": raw.get("data")}
+        return [
+            Event(type="error", text=report.error, data=data),
+            Event(type="result", status="error", data=data),
+        ]
+
+    def _on_agent_exit(self, raw: dict[str, Any]) -> list[Event]:
+        code = raw.get("code")
+        self.report.reason = "engine_crashed"
+        self.report.error = (
+            f"the ACP agent exited (code {code}) before it answered {raw.get('stage')}"
+        )
+        return [Event(type="error", text=self.report.error, data={"exit_code": code})]
+
+    def _usage_from_meta(self, meta: Any) -> None:
+        """Token counts some agents put in the prompt answer's ``_meta`` (gemini: ``quota``)."""
+        counts = meta.get("quota", {}).get("token_count") if isinstance(meta, dict) else None
+        if isinstance(counts, dict):
+            usage = {
+                k: v for k, v in counts.items() if isinstance(v, int) and k.endswith("_tokens")
+            }
+            if usage:
+                self.report.usage = usage
+
+    def finish(self, exit_code: int | None) -> Any:
+        self.report.extra["permissions"] = self._permissions
+        return self.report
