@@ -117,6 +117,14 @@ class BudgetSpent(_Open):
     model_calls: int = 0
 
 
+class SessionBudget(_Open):
+    """A serve session's budget, spent over all its turns so far (docs/gateway.md)."""
+
+    max_cost_usd: float | None = None
+    spent: BudgetSpent | None = None
+    exceeded: str | None = None
+
+
 class BudgetRecord(_Open):
     """The run's budget as the gateway kept it (docs/gateway.md)."""
 
@@ -125,6 +133,9 @@ class BudgetRecord(_Open):
     max_model_calls: int | None = None
     spent: BudgetSpent | None = None
     exceeded: str | None = Field(default=None, description="The limit that stopped the run.")
+    session: SessionBudget | None = Field(
+        default=None, description="A serve turn: its session's budget (serve --max-cost)."
+    )
 
 
 class GatewayInfo(_Open):

@@ -107,14 +107,16 @@ def test_a_turn_budget_ends_that_turn_budget_exceeded_and_the_next_turn_runs(
         stop_quietly(serve)
 
 
-def test_a_session_budget_runs_on_across_turns(engine_binary, https_provider, ca_file, tmp_path):
+def test_a_session_budget_runs_on_across_turns(
+    engine_binary, https_provider, ca_file, tmp_path, assert_valid_manifest
+):
     engine_binary("claude")
     server = https_provider("write-and-run")
     serve = _serve(server, ca_file, tmp_path / "s", "--max-cost", "0.0001")
     try:
         first = serve.client.create("Create hello.txt")
         assert first["status"] == "failed" and first["error"]["code"] == "budget_exceeded", first
-        budget = _manifest(serve, first)["metadata"]["budget"]
+        budget = assert_valid_manifest(_manifest(serve, first))["metadata"]["budget"]
         assert budget["exceeded"] == "session.max_cost_usd"
         session = budget["session"]
         assert session["max_cost_usd"] == 0.0001 and session["spent"]["cost_usd"] >= 0.0001
@@ -123,7 +125,7 @@ def test_a_session_budget_runs_on_across_turns(engine_binary, https_provider, ca
         assert second["status"] == "failed" and second["error"]["code"] == "budget_exceeded"
         assert "serve session's budget" in second["error"]["message"]
         assert len(server.requests) == upstream  # the engine never started
-        later = _manifest(serve, second)["metadata"]["budget"]
+        later = assert_valid_manifest(_manifest(serve, second))["metadata"]["budget"]
         assert later["session"]["spent"] == session["spent"]  # kept across turns
         assert later["spent"]["model_calls"] == 0
     finally:
