@@ -12,18 +12,23 @@ built), ``explain`` (one sentence per reason code), ``timeline`` (events into st
 document shell: CSS, script, CSP), ``run_page`` / ``batch_page`` (the two pages), ``write``
 (where the file goes, written atomically).
 
-May import: the standard library, Pygments (when installed), ``holon_core.files``,
+May import: the standard library, Pygments (when installed), ``holon_core.untrusted.files``,
 ``holon_core.errors`` and ``holon_core.models.manifest`` (reason codes). Nothing of the
 runtime pipeline imports this package except the commands that write a report at the end.
 """
 
 from __future__ import annotations
 
-from holon_core.report.write import (
-    REPORT_NAME,
-    write_batch_report,
-    write_report,
-    write_run_report,
-)
+from typing import Any
 
 __all__ = ["REPORT_NAME", "write_batch_report", "write_report", "write_run_report"]
+
+
+def __getattr__(name: str) -> Any:
+    """The writers, imported when first used: ``holon run`` imports ``report.finish`` at
+    start-up, and the pages import the batch package, which imports the runner."""
+    if name in __all__:
+        from holon_core.report import write
+
+        return getattr(write, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
