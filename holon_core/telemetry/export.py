@@ -49,9 +49,14 @@ def _exporter(name: str) -> SpanExporter:
         from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
         return ConsoleSpanExporter(out=sys.stderr)  # stdout may be a caller's data
+    return otlp_exporter_class()()
+
+
+def otlp_exporter_class() -> type[SpanExporter]:
+    """The OTLP/HTTP exporter (imported on first use: it brings requests and protobuf)."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    return OTLPSpanExporter()
+    return OTLPSpanExporter
 
 
 def _resource() -> Resource:

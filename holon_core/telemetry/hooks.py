@@ -1,18 +1,21 @@
 """What a run, a serve turn and ``holon batch`` call: a few lines each, no OpenTelemetry import
 unless the variables ask for traces.
 
-``begin`` when the work starts (the trace and top span chosen, the SDK imported, or a warning
-naming ``pip install 'holon-core[otel]'`` when it is missing; the work goes on either way),
-``child_env`` for what the engine or a cell is started with, ``export_run`` /
-``export_batch`` when the record is written.
+``begin`` when the work starts (the trace and top span chosen; a warning naming
+``pip install 'holon-core[otel]'`` when the packages are missing; the work goes on either
+way), ``child_env`` for what the engine or a cell is started with, ``warm_up`` while the
+engine runs (the SDK's import, about 100 ms of CPU, kept off the path to the engine's start),
+``export_run`` / ``export_batch`` when the record is written.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,8 +24,14 @@ from holon_core.telemetry.setting import INSTALL_HINT, TraceContext, new_context
 if TYPE_CHECKING:
     from holon_core.telemetry.spans import SpanData
 
+#: What the exporters need, by module (found without importing them).
+_NEEDED = {
+    "otlp": ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http"),
+    "console": ("opentelemetry.sdk",),
+}
 
-@dataclass(frozen=True)
+
+@dataclass
 class Tracing:
     """A process's trace: its context and the exporters its spans go to."""
 
@@ -30,33 +39,38 @@ class Tracing:
     exporters: tuple[str, ...]
     #: Who prints the warnings (``holon-agent``, ``holon batch``).
     who: str
+    _warm: threading.Thread | None = field(default=None, repr=False)
 
     def child_env(self) -> dict[str, str]:
         """``TRACEPARENT`` (and ``TRACESTATE``) naming this process's top span."""
         return self.context.child_env()
 
+    def warm_up(self) -> None:
+        """Import the SDK and exporters in the background (the engine is running meanwhile)."""
+        if self._warm is None:
+            self._warm = threading.Thread(target=_import_all, name="holon-otel", daemon=True)
+            self._warm.start()
+
     def export_run(self, output: Path, model_api: str | None) -> None:
         """The run's ``invoke_agent`` span and its children, built from the record in
         ``output`` once it is written."""
-        from holon_core.telemetry.spans import run_spans
-
-        self._export(lambda end: run_spans(self.context, output, end, model_api))
+        self._export(lambda end: _run_spans(self.context, output, end, model_api))
 
     def export_batch(
         self, job: str, outcomes: Sequence[str], costs: Sequence[float | None]
     ) -> None:
-        from holon_core.telemetry.spans import batch_span
-
-        self._export(lambda end: [batch_span(self.context, end, job, outcomes, costs)])
+        self._export(lambda end: _batch_spans(self.context, end, job, outcomes, costs))
 
     def _export(self, build: Callable[[int], list[SpanData]]) -> None:
-        from holon_core.telemetry.export import export
-
         if not self.context.sampled:  # the caller's trace says: not recorded
             return
+        end = time.time_ns()
+        if self._warm is not None:
+            self._warm.join()
         try:
-            spans = build(time.time_ns())
-            problems = export(self.context, spans, self.exporters)
+            from holon_core.telemetry.export import export
+
+            problems = export(self.context, build(end), self.exporters)
         except Exception as exc:  # tracing must never cost the work its result
             problems = [f"could not build or export the spans: {exc!r}"]
         for problem in problems:
@@ -72,17 +86,57 @@ def begin(env: Mapping[str, str], who: str, start_ns: int | None = None) -> Trac
     if not asked.exporters:
         return None
     start = time.time_ns() if start_ns is None else start_ns
-    try:
-        import holon_core.telemetry.export  # noqa: F401  (the SDK)
-
-        if "otlp" in asked.exporters:
-            import opentelemetry.exporter.otlp.proto.http.trace_exporter  # noqa: F401
-    except ImportError as exc:
+    missing = _missing(asked.exporters)
+    if missing:
         print(
             f"{who}: warning: the OpenTelemetry variables ask for traces, but the OpenTelemetry "
-            f"packages are not installed ({exc}); {INSTALL_HINT} to export them. "
-            "Going on without traces.",
+            f"packages are not installed ({', '.join(missing)}); {INSTALL_HINT} to export "
+            "them. Going on without traces.",
             file=sys.stderr,
         )
         return None
     return Tracing(new_context(env, start), asked.exporters, who)
+
+
+def _missing(exporters: Sequence[str]) -> list[str]:
+    """The modules the exporters need that cannot be found (nothing is imported but their
+    namespace packages)."""
+    missing = []
+    for name in dict.fromkeys(m for e in exporters for m in _NEEDED[e]):
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def _import_all() -> None:
+    import contextlib
+
+    with contextlib.suppress(ImportError):  # reported by the export itself
+        import holon_core.telemetry.export
+        import holon_core.telemetry.spans
+
+        holon_core.telemetry.export.otlp_exporter_class()
+
+
+def _run_spans(
+    context: TraceContext, output: Path, end: int, model_api: str | None
+) -> list[SpanData]:
+    from holon_core.telemetry.spans import run_spans
+
+    return run_spans(context, output, end, model_api)
+
+
+def _batch_spans(
+    context: TraceContext,
+    end: int,
+    job: str,
+    outcomes: Sequence[str],
+    costs: Sequence[float | None],
+) -> list[SpanData]:
+    from holon_core.telemetry.spans import batch_span
+
+    return [batch_span(context, end, job, outcomes, costs)]
