@@ -44,7 +44,10 @@ def build_trajectory(
             steps.append({"source": "system", "message": system, "timestamp": clock(0.0)})
         steps.append({"source": "user", "message": user, "timestamp": clock(0.0)})
     engine_steps = event_steps(events, clock)
-    per_step = attach_call_metrics(engine_steps, calls)
+    engine = meta.get("engine") if isinstance(meta.get("engine"), dict) else {}
+    assert isinstance(engine, dict)
+    model = engine.get("model") if isinstance(engine.get("model"), str) else None
+    per_step = attach_call_metrics(engine_steps, calls, model)
     steps += engine_steps
     ending = _ending(manifest, meta)
     if not steps:

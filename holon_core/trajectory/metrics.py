@@ -4,7 +4,8 @@ The gateway (``evidence/model-calls.ndjson``) records each model call with its t
 cost, which is what ATIF's per-step ``metrics`` mean. Steps are inferred from events
 (:mod:`.steps`), calls are counted on the wire; the two are matched one to one only when
 their numbers agree (an engine's side calls, e.g. a title or a quota check, make them
-differ), else no step gets metrics and only the totals are given. The totals come from the
+differ: then the calls to the run's own model alone are tried), else no step gets metrics
+and only the totals are given. The totals come from the
 manifest's ``metadata.usage`` and ``metadata.cost``: the gateway's figures when it ran, else
 what the engine reported (``final_metrics.extra.source`` says which). Token counts follow
 the gateway's meaning, which is ATIF's: prompt tokens include the cached ones.
@@ -47,10 +48,18 @@ def call_metrics(call: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in metrics.items() if v is not None}
 
 
-def attach_call_metrics(steps: list[dict[str, Any]], calls: list[dict[str, Any]]) -> bool:
-    """Give each agent step its model call's metrics when steps and calls match one to one."""
+def attach_call_metrics(
+    steps: list[dict[str, Any]], calls: list[dict[str, Any]], model: str | None = None
+) -> bool:
+    """Give each agent step its model call's metrics when steps and calls match one to one.
+
+    When they do not, the calls to the run's ``model`` alone may (an engine's side calls,
+    such as a title from a small model, are then left out of the steps).
+    """
     agent = [s for s in steps if s["source"] == "agent"]
     answered = answered_calls(calls)
+    if model is not None and len(agent) != len(answered):
+        answered = [c for c in answered if c.get("model") == model]
     if not agent or len(agent) != len(answered):
         return False
     for step, call in zip(agent, answered, strict=True):

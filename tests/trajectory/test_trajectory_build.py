@@ -147,3 +147,32 @@ def test_the_oracle_rejects_what_atif_forbids(tmp_path):
     done = harbor_verdict(path)
     assert done.returncode == 1
     assert "only applicable when source is 'agent'" in done.stderr
+
+
+SONNET_RUN = {"metadata": {"engine": {"name": "claude", "model": "claude-sonnet-4-5"}}}
+
+
+def test_side_calls_to_another_model_are_left_out_of_the_steps(tmp_path):
+    def call(model: str, tokens: int) -> dict[str, Any]:
+        usage = {"input_tokens": tokens, "output_tokens": 1}
+        return {"kind": "model", "status": 200, "model": model, "usage": usage, "cost_usd": 0.5}
+
+    events = [
+        {"seq": 1, "ts": 0.1, "type": "message", "text": "first"},
+        {"seq": 2, "ts": 0.2, "type": "tool_call", "tool": "Bash", "tool_id": "t1"},
+        {"seq": 3, "ts": 0.3, "type": "tool_result", "tool_id": "t1", "status": "ok"},
+        {"seq": 4, "ts": 0.4, "type": "message", "text": "done"},
+    ]
+    calls = [call("claude-haiku-4-5", 7), call("claude-sonnet-4-5", 100)]
+    calls += [{"kind": "model", "status": 529, "model": "claude-sonnet-4-5", "usage": {}}]
+    calls += [call("claude-sonnet-4-5", 200)]
+    document = validated(
+        tmp_path,
+        build_trajectory(
+            events=events, calls=calls, manifest=SONNET_RUN, prompt=None, started_at=None
+        ),
+    )
+    document_steps = document["steps"]
+    assert [s["metrics"]["prompt_tokens"] for s in document_steps] == [100, 200]
+    assert {s["model_name"] for s in document_steps} == {"claude-sonnet-4-5"}
+    assert document["extra"]["step_metrics"] == "gateway"
