@@ -4,7 +4,8 @@ A call is admitted while nothing is spent beyond a limit; once a limit is reache
 model call is answered with a non-retryable error in the wire's own format, and the run is
 marked exceeded so holon stops the engine (reason ``budget_exceeded``). Overshoot: the call
 that crosses a limit completes, and so do calls already in flight beside it (engines make
-one model call at a time, so at most that one call, bounded by its own output limit).
+one model call at a time); its output limit was clamped to what the budget still allowed
+(:mod:`holon_core.gateway.clamp`), so it overshoots by its input at most.
 A cost limit cannot be kept for a model without a price: such a call's successor is refused.
 
 A serve session's budget (``serve --max-cost``) is the parent of each turn's guard: a turn's
@@ -99,6 +100,21 @@ class BudgetGuard:
         if reached is not None and self.exceeded is None:
             self.exceeded, self.message = reached
         return None if reached is None else reached[1]
+
+    def left(self) -> tuple[int | None, float | None]:
+        """Tokens and US dollars still allowed (None: no such limit), the session's included:
+        what a call's output limit is clamped to (:mod:`holon_core.gateway.clamp`)."""
+        with self._lock:
+            lim = self.limits
+            tokens = None if lim.max_tokens is None else lim.max_tokens - self.tokens
+            cost = None if lim.max_cost_usd is None else lim.max_cost_usd - self.cost_usd
+        if self.parent is not None:
+            more_tokens, more_cost = self.parent.left()
+            if more_tokens is not None:
+                tokens = more_tokens if tokens is None else min(tokens, more_tokens)
+            if more_cost is not None:
+                cost = more_cost if cost is None else min(cost, more_cost)
+        return tokens, cost
 
     def settle(self, tokens: Tokens | None, cost: float | None, model: str | None) -> None:
         """After a model call: add what it spent (to the session's figure too)."""

@@ -41,6 +41,8 @@ class CallRecord:
     retry_after: str | None = None
     #: When the rate limit or quota resets, as the API announced it (ISO 8601, UTC).
     reset_at: str | None = None
+    #: The output limit the budget clamped the request to (``gateway/clamp.py``).
+    clamped_to: int | None = None
 
     def line(self) -> str:
         data: dict[str, Any] = {
@@ -62,6 +64,8 @@ class CallRecord:
             data["retry_after"] = self.retry_after
         if self.reset_at:
             data["reset_at"] = self.reset_at
+        if self.clamped_to is not None:
+            data["output_limit_clamped_to"] = self.clamped_to
         return json.dumps(data, separators=(",", ":"))
 
 

@@ -20,6 +20,7 @@ import anyio
 import httpx
 
 from holon_core.gateway.apis import classify, error_body, path_model
+from holon_core.gateway.clamp import OutputClamp
 from holon_core.gateway.credentials import AUTH_HEADERS
 from holon_core.gateway.leases import Lease, Leases
 from holon_core.gateway.meter import CallRecord, now_iso, price_call
@@ -74,6 +75,7 @@ class GatewayApp:
         self.route = route
         self.table = table
         self.leases = leases
+        self.clamp = OutputClamp(table)
         self.client: httpx.AsyncClient | None = None
         self.make_client: Callable[[], httpx.AsyncClient] | None = None
 
@@ -109,6 +111,8 @@ class GatewayApp:
             await _answer(send, 400, error_body(api, 400, message))
             meter.add(record.finish(_body_model(body) or path_model(path), None, None), key)
             return
+        if budget is not None and kind == "model":  # the output this call may still buy
+            body, record.clamped_to = self.clamp.apply(api, body, path, budget)
         if self.client is None:
             assert self.make_client is not None
             self.client = self.make_client()
@@ -116,6 +120,23 @@ class GatewayApp:
         stream = b'"stream":true' in body or b'"stream": true' in body or "stream" in path
         stream = stream or "alt=sse" in query or api == "openai-responses"
         scanner = UsageScanner(api, stream=stream)
+        await self._relay(request, receive, send, scanner, record)
+        usage = scanner.result()
+        model = usage.model or path_model(path) or (_body_model(body) if kind == "model" else None)
+        cost = price_call(api, model, usage.tokens, self.table) if kind == "model" else None
+        if budget is not None and kind == "model":
+            budget.settle(usage.tokens, cost, model)
+        meter.add(record.finish(model, usage.tokens if kind == "model" else None, cost), key)
+
+    async def _relay(
+        self,
+        request: httpx.Request,
+        receive: Receive,
+        send: Send,
+        scanner: UsageScanner,
+        record: _Call,
+    ) -> None:
+        """Forward while watching the client: when it leaves, the upstream call is closed."""
         disconnected = False
         async with anyio.create_task_group() as group:
 
@@ -133,12 +154,6 @@ class GatewayApp:
                 group.cancel_scope.cancel()
         if disconnected and record.error is None and not record.done:
             record.error = "client_closed"
-        usage = scanner.result()
-        model = usage.model or path_model(path) or (_body_model(body) if kind == "model" else None)
-        cost = price_call(api, model, usage.tokens, self.table) if kind == "model" else None
-        if budget is not None and kind == "model":
-            budget.settle(usage.tokens, cost, model)
-        meter.add(record.finish(model, usage.tokens if kind == "model" else None, cost), key)
 
     async def _forward(
         self, request: httpx.Request, send: Send, scanner: UsageScanner, record: _Call
@@ -223,6 +238,7 @@ class _Call:
     error: str | None = None
     retry_after: str | None = None
     reset_at: str | None = None
+    clamped_to: int | None = None
     done: bool = False
 
     def finish(self, model: str | None, tokens: Any, cost: float | None) -> CallRecord:
@@ -246,6 +262,7 @@ class _Call:
             error=self.error,
             retry_after=self.retry_after,
             reset_at=self.reset_at,
+            clamped_to=self.clamped_to,
         )
 
 
