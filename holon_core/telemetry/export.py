@@ -25,13 +25,21 @@ SCOPE = InstrumentationScope("holon", __version__)
 _KINDS = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
 
 
-def export(trace: TraceContext, spans: Sequence[SpanData], exporters: Sequence[str]) -> list[str]:
-    """Send ``spans`` (all in ``trace``) to each exporter; the problems met, in words."""
+Built = list[tuple[str, SpanExporter]]
+
+
+def build(names: Sequence[str]) -> Built:
+    """The exporters by name; building the OTLP one imports its HTTP stack (``requests``)."""
+    return [(name, _exporter(name)) for name in names]
+
+
+def export(trace: TraceContext, spans: Sequence[SpanData], exporters: Built) -> list[str]:
+    """Send ``spans`` (all in ``trace``) to each exporter, then shut it down; the problems
+    met, in words."""
     resource = _resource()
     readable = [_readable(trace, span, resource) for span in spans]
     problems = []
-    for name in exporters:
-        exporter = _exporter(name)
+    for name, exporter in exporters:
         try:
             result = exporter.export(readable)
         except Exception as exc:  # an exporter bug must not cost the run its exit code
@@ -49,14 +57,9 @@ def _exporter(name: str) -> SpanExporter:
         from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
         return ConsoleSpanExporter(out=sys.stderr)  # stdout may be a caller's data
-    return otlp_exporter_class()()
-
-
-def otlp_exporter_class() -> type[SpanExporter]:
-    """The OTLP/HTTP exporter (imported on first use: it brings requests and protobuf)."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    return OTLPSpanExporter
+    return OTLPSpanExporter()
 
 
 def _resource() -> Resource:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from holon_core.telemetry.setting import INSTALL_HINT, TraceContext, new_context, wanted
 
 if TYPE_CHECKING:
+    from holon_core.telemetry.export import Built
     from holon_core.telemetry.spans import SpanData
 
 #: What the exporters need, by module (found without importing them).
@@ -40,16 +41,27 @@ class Tracing:
     #: Who prints the warnings (``holon-agent``, ``holon batch``).
     who: str
     _warm: threading.Thread | None = field(default=None, repr=False)
+    _built: Built | None = field(default=None, repr=False)
 
     def child_env(self) -> dict[str, str]:
         """``TRACEPARENT`` (and ``TRACESTATE``) naming this process's top span."""
         return self.context.child_env()
 
     def warm_up(self) -> None:
-        """Import the SDK and exporters in the background (the engine is running meanwhile)."""
+        """Import the SDK and build the exporters in the background (the engine is running
+        meanwhile)."""
         if self._warm is None:
-            self._warm = threading.Thread(target=_import_all, name="holon-otel", daemon=True)
+            self._warm = threading.Thread(target=self._build, name="holon-otel", daemon=True)
             self._warm.start()
+
+    def _build(self) -> None:
+        import contextlib
+
+        with contextlib.suppress(Exception):  # an error shows again when the spans are sent
+            import holon_core.telemetry.spans  # noqa: F401
+            from holon_core.telemetry.export import build
+
+            self._built = build(self.exporters)
 
     def export_run(self, output: Path, model_api: str | None) -> None:
         """The run's ``invoke_agent`` span and its children, built from the record in
@@ -68,9 +80,11 @@ class Tracing:
         if self._warm is not None:
             self._warm.join()
         try:
+            from holon_core.telemetry.export import build as build_exporters
             from holon_core.telemetry.export import export
 
-            problems = export(self.context, build(end), self.exporters)
+            exporters = self._built or build_exporters(self.exporters)
+            problems = export(self.context, build(end), exporters)
         except Exception as exc:  # tracing must never cost the work its result
             problems = [f"could not build or export the spans: {exc!r}"]
         for problem in problems:
@@ -110,16 +124,6 @@ def _missing(exporters: Sequence[str]) -> list[str]:
         if not found:
             missing.append(name)
     return missing
-
-
-def _import_all() -> None:
-    import contextlib
-
-    with contextlib.suppress(ImportError):  # reported by the export itself
-        import holon_core.telemetry.export
-        import holon_core.telemetry.spans
-
-        holon_core.telemetry.export.otlp_exporter_class()
 
 
 def _run_spans(
