@@ -23,7 +23,7 @@ import psutil
 from holon_conformance.direct import ENGINES, direct_launch
 from holon_conformance.provider import ScriptedProvider
 
-from holon_core.plugins import load_plugins
+from holon_core.hooks.manager import load_plugins
 
 
 def tree_rss(proc: psutil.Process) -> int:

@@ -55,7 +55,7 @@ BODY = {
 
 def serve_gateway(upstream: str) -> None:
     """Child mode: start the gateway towards ``upstream``, print the engine's env, wait."""
-    from holon_core.adapter import EngineAdapter
+    from holon_core.engine.adapter import EngineAdapter
     from holon_core.gateway.session import open_gateway
 
     class Bench(EngineAdapter):

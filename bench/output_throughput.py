@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from holon_core.redact import Redactor
 from holon_core.testing import make_task
 from holon_core.testing.agent_run import agent_argv, agent_env
+from holon_core.untrusted.redact import Redactor
 
 _LINE_TEXT = "lorem ipsum dolor sit amet " * 6
 

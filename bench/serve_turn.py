@@ -5,7 +5,7 @@
 The same replay script (say a line, run a command, say another: a message, a tool call and
 its output, a message) three ways, alternating so drift hits all:
 
-- bare: the replay engine process itself (``python -m holon_core.replay_engine``);
+- bare: the replay engine process itself (``python -m holon_core.builtin.replay_engine``);
 - serve: ``POST /v1/responses`` (not streamed) to a running ``holon-agent serve``, request
   sent to response read, each turn continuing the previous one (``previous_response_id``);
 - one-shot: a fresh ``holon-agent`` process running the same task.
@@ -44,7 +44,7 @@ SCRIPT = "- say: working\n- run: echo checked\n- say: done\n"
 def _bare(root: Path, prompt: Path, script: Path) -> float:
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "holon_core.replay_engine", str(script), str(prompt)],
+        [sys.executable, "-m", "holon_core.builtin.replay_engine", str(script), str(prompt)],
         cwd=root / "workspace",
         env={**os.environ, "HOLON_OUTPUT_DIR": str(root / "bare-out")},
         capture_output=True,

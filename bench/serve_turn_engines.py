@@ -39,7 +39,7 @@ from holon_conformance.provider import ScriptedProvider
 from holon_conformance.sessions import EngineSession
 from holon_conformance.suite import uds_http
 
-from holon_core.plugins import load_plugins
+from holon_core.hooks.manager import load_plugins
 from holon_core.testing import make_task
 from holon_core.testing.agent_run import agent_argv, agent_env
 

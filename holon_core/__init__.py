@@ -11,10 +11,11 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+from holon_core import _moved
 from holon_core._version import __version__
 
 if TYPE_CHECKING:
-    from holon_core.adapter import (
+    from holon_core.engine.adapter import (
         Capabilities,
         EngineAdapter,
         EngineReport,
@@ -25,44 +26,46 @@ if TYPE_CHECKING:
         StagedSkill,
         base_env,
     )
-    from holon_core.checks import Check
-    from holon_core.engines import (
+    from holon_core.engine.binaries import (
         EnginePackage,
         find_engine_binary,
         npm_package_version,
         read_engine_version,
     )
-    from holon_core.errors import EngineNotInstalled
-    from holon_core.events import Event, ToolOutcome, command_ok
-    from holon_core.files import read_regular
-    from holon_core.hookspecs import hookimpl
-    from holon_core.skills import ResolvedSkill
-    from holon_core.staging import copy_skills
+    from holon_core.engine.checks import Check
+    from holon_core.engine.events import Event, ToolOutcome, command_ok
+    from holon_core.engine.staging import copy_skills
+    from holon_core.errors import EngineNotInstalled, HolonError, InputError
+    from holon_core.hooks.specs import hookimpl
+    from holon_core.skill.package import ResolvedSkill
+    from holon_core.untrusted.files import read_regular
 
 #: Each public name and the module that defines it (imported on first use).
 _PUBLIC: dict[str, str] = {
-    "Capabilities": "holon_core.adapter",
-    "EngineAdapter": "holon_core.adapter",
-    "EngineReport": "holon_core.adapter",
-    "EventParser": "holon_core.adapter",
-    "JsonLinesParser": "holon_core.adapter",
-    "LaunchPlan": "holon_core.adapter",
-    "RunContext": "holon_core.adapter",
-    "StagedSkill": "holon_core.adapter",
-    "base_env": "holon_core.adapter",
-    "Check": "holon_core.checks",
-    "EnginePackage": "holon_core.engines",
-    "find_engine_binary": "holon_core.engines",
-    "npm_package_version": "holon_core.engines",
-    "read_engine_version": "holon_core.engines",
+    "Capabilities": "holon_core.engine.adapter",
+    "EngineAdapter": "holon_core.engine.adapter",
+    "EngineReport": "holon_core.engine.adapter",
+    "EventParser": "holon_core.engine.adapter",
+    "JsonLinesParser": "holon_core.engine.adapter",
+    "LaunchPlan": "holon_core.engine.adapter",
+    "RunContext": "holon_core.engine.adapter",
+    "StagedSkill": "holon_core.engine.adapter",
+    "base_env": "holon_core.engine.adapter",
+    "Check": "holon_core.engine.checks",
+    "EnginePackage": "holon_core.engine.binaries",
+    "find_engine_binary": "holon_core.engine.binaries",
+    "npm_package_version": "holon_core.engine.binaries",
+    "read_engine_version": "holon_core.engine.binaries",
     "EngineNotInstalled": "holon_core.errors",
-    "Event": "holon_core.events",
-    "ToolOutcome": "holon_core.events",
-    "command_ok": "holon_core.events",
-    "read_regular": "holon_core.files",
-    "hookimpl": "holon_core.hookspecs",
-    "ResolvedSkill": "holon_core.skills",
-    "copy_skills": "holon_core.staging",
+    "HolonError": "holon_core.errors",
+    "InputError": "holon_core.errors",
+    "Event": "holon_core.engine.events",
+    "ToolOutcome": "holon_core.engine.events",
+    "command_ok": "holon_core.engine.events",
+    "read_regular": "holon_core.untrusted.files",
+    "hookimpl": "holon_core.hooks.specs",
+    "ResolvedSkill": "holon_core.skill.package",
+    "copy_skills": "holon_core.engine.staging",
 }
 
 __all__ = [
@@ -74,6 +77,8 @@ __all__ = [
     "EngineReport",
     "Event",
     "EventParser",
+    "HolonError",
+    "InputError",
     "JsonLinesParser",
     "LaunchPlan",
     "ResolvedSkill",
@@ -90,6 +95,9 @@ __all__ = [
     "read_engine_version",
     "read_regular",
 ]
+
+
+_moved.install()
 
 
 def __getattr__(name: str) -> object:

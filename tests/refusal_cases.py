@@ -212,7 +212,7 @@ def yaml_nested_deep(tmp: Path) -> Setup:
 
 @refusal("invalid_spec")
 def spec_oversized(tmp: Path) -> Setup:
-    from holon_core.spec_file import MAX_SPEC_BYTES
+    from holon_core.spec.file import MAX_SPEC_BYTES
 
     return task_with_spec(tmp, f"{SPEC_HEAD}goal: x\n" + "# padding\n" * (MAX_SPEC_BYTES // 10 + 1))
 

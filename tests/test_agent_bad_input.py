@@ -268,7 +268,7 @@ def test_deeply_nested_spec(tmp_path, assert_valid_manifest, opener):
 
 
 def test_oversized_spec_is_refused_naming_the_cap(tmp_path, assert_valid_manifest):
-    from holon_core.spec_loader import MAX_SPEC_BYTES
+    from holon_core.spec.load import MAX_SPEC_BYTES
 
     task = make_task(tmp_path, replay=WRITE)
     padding = "# padding\n" * (MAX_SPEC_BYTES // 10 + 1)
@@ -325,7 +325,7 @@ def test_engine_manifest_that_is_deeply_nested_is_ignored(tmp_path, assert_valid
 
 
 def test_engine_manifest_that_is_huge_is_ignored(tmp_path, assert_valid_manifest):
-    from holon_core.engine_manifest import MAX_ENGINE_MANIFEST
+    from holon_core.record.engine_manifest import MAX_ENGINE_MANIFEST
 
     task = _engine_manifest(tmp_path, json.dumps({"blob": "x" * MAX_ENGINE_MANIFEST}))
     result = run_agent(task)

@@ -17,7 +17,7 @@ SCRIPT = textwrap.dedent(
     """
     import os, signal, sys, time
     from holon_core.agent.init import run_as_init, unblock_stop_signals
-    from holon_core.process_tree import become_subreaper
+    from holon_core.process.tree import become_subreaper
 
     become_subreaper()  # orphans come to the init, as they would to PID 1
     init = os.getpid()

@@ -8,8 +8,8 @@ import base64
 import pytest
 
 from holon_core.agent import secret_scan
-from holon_core.redact import Redactor
 from holon_core.testing import make_task, run_agent
+from holon_core.untrusted.redact import Redactor
 
 SECRET = "Zq8vL2xR7mW4kT9pN3sB6yH1cF5"  # no well-known token shape: only the known value helps
 ENV = {"MY_API_TOKEN": SECRET, "HOLON_REPLAY_PASS_ENV": "MY_API_TOKEN"}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from holon_core.entry_points import EntryPointRef, _plain_path, entry_points
+from holon_core.hooks.entry_points import EntryPointRef, _plain_path, entry_points
 
 
 def _expected(group: str) -> list[EntryPointRef]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from holon_core.files import read_regular
+from holon_core.untrusted.files import read_regular
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from holon_core import hookimpl, hookspecs
-from holon_core.adapter import Capabilities, EngineAdapter, EventParser, LaunchPlan
+from holon_core import hookimpl
 from holon_core.builtin.replay import ReplayEngine
-from holon_core.checks import Check
+from holon_core.engine.adapter import Capabilities, EngineAdapter, EventParser, LaunchPlan
+from holon_core.engine.checks import Check
 from holon_core.errors import EngineNotFound, PluginError
-from holon_core.plugins import HolonPlugins, load_plugins
+from holon_core.hooks import specs as hookspecs
+from holon_core.hooks.manager import HolonPlugins, load_plugins
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "hooks.md"
 HOOKS = sorted(name for name in dir(hookspecs) if name.startswith("holon_"))
@@ -102,7 +103,7 @@ def test_hook_holon_preflight(plugins):
 
 
 def _run_context(tmp_path, engine):
-    from holon_core.adapter import Prompt, RunContext
+    from holon_core.engine.adapter import Prompt, RunContext
     from holon_core.models.spec import Spec
 
     spec = Spec.model_validate({"version": "v1", "kind": "Holon", "goal": "x"})
@@ -121,7 +122,7 @@ def _run_context(tmp_path, engine):
 
 
 def _skill(tmp_path, name="demo-skill"):
-    from holon_core.skills import load_skill
+    from holon_core.skill.package import load_skill
 
     d = tmp_path / "skills" / name
     d.mkdir(parents=True)
@@ -147,7 +148,7 @@ def test_hook_holon_stage_skills(plugins, tmp_path):
 def test_hook_holon_launch(plugins, tmp_path):
     run = _run_context(tmp_path, plugins.get_engine("replay"))
     plan = plugins.launch(run)
-    assert plan.argv[:3] == [sys.executable, "-m", "holon_core.replay_engine"]
+    assert plan.argv[:3] == [sys.executable, "-m", "holon_core.builtin.replay_engine"]
     assert plan.env["HOME"] == str(run.home) and "PYTHONPATH" in plan.env
 
     class Wrapper:
@@ -182,7 +183,7 @@ def test_hook_holon_manifest_metadata(plugins, tmp_path):
 
 
 def parser_report():
-    from holon_core.adapter import EngineReport
+    from holon_core.engine.adapter import EngineReport
 
     return EngineReport()
 

@@ -14,8 +14,8 @@ import json
 import subprocess
 import sys
 
-from holon_core.entry_points import entry_points
-from holon_core.plugins import BUILTIN_PLUGINS
+from holon_core.hooks.entry_points import entry_points
+from holon_core.hooks.manager import BUILTIN_PLUGINS
 from holon_core.testing import make_task
 
 #: The probe in a fresh interpreter; prints its exit code and every module it imported.

@@ -4,7 +4,8 @@ import pytest
 
 from holon_core.builtin.fallback_skills import PER_SKILL_CAP, TOTAL_CAP, render_fallback
 from holon_core.errors import SkillError
-from holon_core.skills import MAX_FILE, load_skill, resolve_skills
+from holon_core.skill.layers import resolve_skills
+from holon_core.skill.package import MAX_FILE, load_skill
 
 
 def make_skill(root, name, description="Does things", body="Steps.\n", dirname=None):

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from holon_core.errors import SpecError
-from holon_core.spec_loader import load_spec
+from holon_core.spec.load import load_spec
 
 SPEC = """version: "v1"
 kind: Holon

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from holon_core.adapter import EngineReport
-from holon_core.events import ToolOutcome, command_ok
-from holon_core.outcome import Signals, decide
+from holon_core.engine.adapter import EngineReport
+from holon_core.engine.events import ToolOutcome, command_ok
+from holon_core.record.outcome import Signals, decide
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,7 @@ def engine_binary() -> Callable[[str], Path]:
     """Factory: ``engine_binary(NAME) -> Path`` for any installed adapter's engine; fails
     (never skips) when the adapter or its engine is missing."""
     from holon_core.errors import EngineNotFound
-    from holon_core.plugins import load_plugins
+    from holon_core.hooks.manager import load_plugins
 
     plugins = load_plugins()
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from holon_core.plugins import load_plugins
+from holon_core.hooks.manager import load_plugins
 
 pytestmark = pytest.mark.usefixtures("no_leftover_processes")
 

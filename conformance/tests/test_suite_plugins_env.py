@@ -6,7 +6,7 @@ import pytest
 from holon_conformance.suite.broken import TARGETS
 
 from holon_core.errors import PluginError
-from holon_core.plugins import load_plugins
+from holon_core.hooks.manager import load_plugins
 
 
 def test_holon_plugins_registers_modules_by_import_path() -> None:

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from holon_conformance.suite import harness
 
-from holon_core.plugins import load_plugins
+from holon_core.hooks.manager import load_plugins
 
 #: An engine that never finishes: the suite's run timeout has to end it.
 PLUGIN = """
 from holon_core.builtin.replay import ReplayEngine
-from holon_core.hookspecs import hookimpl
+from holon_core.hooks.specs import hookimpl
 
 
 class Hangs(ReplayEngine):

@@ -1,7 +1,7 @@
 """Everything a run refuses before it launches the engine: one code path for ``holon-agent``
 and ``holon-agent --probe``.
 
-The checks go in the order the run meets them: plugins, the spec (:mod:`holon_core.spec_rules`),
+The checks go in the order the run meets them: plugins, the spec (:mod:`holon_core.spec.rules`),
 the adapter, the preflight (workspace, engine binary, credentials), then after the baseline
 the skills, the context files the spec names, the engine's own workspace skill folders and the
 variables. Each failure is kept twice: as a :class:`Check` (the probe lists every one) and as
@@ -20,17 +20,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from holon_core.agent.preflight import PreflightFailed, located, preflight_checks, preflight_refusal
-from holon_core.checks import Check
-from holon_core.env_rules import PassEnv, context_env_problems
+from holon_core.engine.checks import Check
 from holon_core.errors import HolonError
+from holon_core.skill.env_rules import PassEnv, context_env_problems
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineAdapter
     from holon_core.agent.paths import AgentPaths
+    from holon_core.engine.adapter import EngineAdapter
+    from holon_core.hooks.manager import HolonPlugins
     from holon_core.models.spec import Spec
-    from holon_core.plugins import HolonPlugins
-    from holon_core.skills import ResolvedSkill
-    from holon_core.spec_rules import SpecDocument
+    from holon_core.skill.package import ResolvedSkill
+    from holon_core.spec.rules import SpecDocument
 
 #: A long-lived caller's preflight: (binary, version, checks).
 Preflight = tuple[Path | None, str | None, list[Check]]
@@ -50,7 +50,7 @@ class SpecFacts:
 
     @classmethod
     def of_data(cls, data: Mapping[str, Any]) -> SpecFacts:
-        """From a mapping :func:`holon_core.spec_rules.read_spec` accepted."""
+        """From a mapping :func:`holon_core.spec.rules.read_spec` accepted."""
         meta, context = data.get("metadata") or {}, data.get("context") or {}
         engine = data.get("engine") or {}
         return cls(
@@ -123,7 +123,7 @@ def admit_engine(
     it runs, the engine's ``--version`` included); the probe (``keep_going``) checks on."""
     found = Admission()
     try:
-        from holon_core.plugins import load_plugins
+        from holon_core.hooks.manager import load_plugins
 
         found.plugins = plugins or load_plugins(env)
     except HolonError as exc:
@@ -171,7 +171,7 @@ def admit_skills(
         skipped = "not checked: the spec does not load"
         found.checks.append(Check("skills", False, skipped, "fix the spec first"))
         return found
-    from holon_core.skills import resolve_skills
+    from holon_core.skill.layers import resolve_skills
 
     workspace = paths.workspace if paths.workspace.is_dir() else None
     try:
@@ -194,7 +194,7 @@ def _spec(found: Admission, paths: AgentPaths, spec: Spec | None) -> None:
     if spec is not None:  # built by a long-lived caller (serve), already valid
         found.facts = SpecFacts.of_spec(spec)
         return
-    from holon_core.spec_rules import read_spec
+    from holon_core.spec.rules import read_spec
 
     try:
         found.document = read_spec(paths.spec)

@@ -14,9 +14,9 @@ import time
 from typing import IO, Any
 
 from holon_core.agent.evidence_stream import EventBudget, RawLog, line_stream, redact_across
-from holon_core.events import Event
-from holon_core.files import HeldDir
-from holon_core.redact import Redactor
+from holon_core.engine.events import Event
+from holon_core.untrusted.files import HeldDir
+from holon_core.untrusted.redact import Redactor
 
 #: Pending events are written once they pass about this many characters (or a phase starts).
 _EVENTS_BLOCK = 256 * 1024

@@ -16,11 +16,11 @@ from __future__ import annotations
 import codecs
 from typing import TYPE_CHECKING, Any
 
-from holon_core.events import Event
-from holon_core.redact import REPLACEMENT
+from holon_core.engine.events import Event
+from holon_core.untrusted.redact import REPLACEMENT
 
 if TYPE_CHECKING:
-    from holon_core.redact import Redactor
+    from holon_core.untrusted.redact import Redactor
 
 #: Longest text field kept in one normalized event; longer ones are cut with a marker.
 EVENT_FIELD_CHARS = 64 * 1024

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from holon_core.errors import HolonError
 from holon_core.gateway.admit import GatewaySettingInvalid
-from holon_core.outcome import Decision
+from holon_core.record.outcome import Decision
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from holon_core.adapter import RunContext
     from holon_core.agent.state import RunState
+    from holon_core.engine.adapter import RunContext
     from holon_core.gateway.budget import Limits
     from holon_core.gateway.session import GatewaySession
 

@@ -99,14 +99,14 @@ def _own_children() -> set[int]:
             found.update(int(pid) for pid in listing.split())
         return found
     except (OSError, ValueError):  # no such file (an older kernel), a thread gone meanwhile
-        from holon_core.process_tree import children_of
+        from holon_core.process.tree import children_of
 
         return {proc.pid for proc in children_of(os.getpid())}
 
 
 def _kill_started_since(before: set[int]) -> None:
     """Kill and reap this process's descendants, except the ``before`` children's trees."""
-    from holon_core.process_tree import Proc, descendants, kill_tree
+    from holon_core.process.tree import Proc, descendants, kill_tree
 
     def started() -> list[Proc]:
         kept = set(before)

@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     unblock_stop_signals()  # one held since the PID 1 init forked is delivered now
 
     from holon_core.agent.run import AgentOptions, run_agent
-    from holon_core.process_tree import become_subreaper
+    from holon_core.process.tree import become_subreaper
 
     become_subreaper()
     options = AgentOptions(

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.errors import SkillError
-from holon_core.skills import ResolvedSkill, load_skill
+from holon_core.skill.package import ResolvedSkill, load_skill
 
 #: ``metadata.skills_policy.workspace_dirs``: what holon does with the engines' own folders.
 POLICY = "validated"

@@ -22,8 +22,8 @@ import stat
 from datetime import UTC, datetime
 from pathlib import Path
 
-from holon_core.files import FILE_MODE, HeldDir, walk_entries
-from holon_core.quoting import name_list
+from holon_core.untrusted.files import FILE_MODE, HeldDir, walk_entries
+from holon_core.untrusted.quoting import name_list
 
 MARKER = ".holon-owned"
 RESERVE = ".holon-reserve"

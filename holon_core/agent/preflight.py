@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holon_core.checks import Check
+from holon_core.engine.checks import Check
 from holon_core.errors import HolonError
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineAdapter
     from holon_core.agent.paths import AgentPaths
-    from holon_core.plugins import HolonPlugins
+    from holon_core.engine.adapter import EngineAdapter
+    from holon_core.hooks.manager import HolonPlugins
 
 
 class PreflightFailed(HolonError):

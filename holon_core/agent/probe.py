@@ -1,7 +1,7 @@
 """``holon-agent --probe``: is this agent ready to run, without starting the engine's task?
 
 The probe makes the run's own admission (:mod:`holon_core.agent.admission`): the plugins, the
-spec (:mod:`holon_core.spec_rules`), the adapter, the preflight (workspace, engine binary,
+spec (:mod:`holon_core.spec.rules`), the adapter, the preflight (workspace, engine binary,
 credentials), the skills and ``--skill``, the context files, the engine's workspace skill
 folders and the variables, and beside them the output dir. An input the run would refuse
 before the launch, the probe refuses with the same ``metadata.reason`` and ``error``; it goes
@@ -25,9 +25,9 @@ from holon_core._version import __version__
 from holon_core.agent.admission import Admission, admit_engine, admit_skills
 from holon_core.agent.output_dir import foreign_problem, mark_owned
 from holon_core.agent.paths import AgentPaths, output_writable, overlap_problem
-from holon_core.checks import Check
-from holon_core.files import HeldDir
-from holon_core.redact import Redactor, secret_values
+from holon_core.engine.checks import Check
+from holon_core.untrusted.files import HeldDir
+from holon_core.untrusted.redact import Redactor, secret_values
 
 #: ``metadata.reason`` of a failed probe no run refusal explains (the output dir's problems
 #: write no manifest at all, so none today).

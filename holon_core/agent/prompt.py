@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holon_core.adapter import Prompt
+from holon_core.engine.adapter import Prompt
 from holon_core.errors import InputError
 
 if TYPE_CHECKING:  # the probe checks context files through this module, without pydantic

@@ -6,12 +6,12 @@ import traceback
 from typing import Any
 
 from holon_core._version import __version__
-from holon_core.adapter import RunContext
 from holon_core.agent import gateway_run
 from holon_core.agent.state import RunState
-from holon_core.durations import format_duration
-from holon_core.outcome import Decision
-from holon_core.supervisor import ProcessOutcome
+from holon_core.engine.adapter import RunContext
+from holon_core.process.supervisor import ProcessOutcome
+from holon_core.record.outcome import Decision
+from holon_core.spec.durations import format_duration
 
 
 def minimal_manifest(run: RunState, decision: Decision, duration: float) -> dict[str, Any]:

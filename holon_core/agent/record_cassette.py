@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from holon_core.errors import HolonError
-from holon_core.outcome import Decision
+from holon_core.record.outcome import Decision
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from holon_core.adapter import RunContext
     from holon_core.agent.state import RunState
     from holon_core.cassette.format import CassetteInfo, InputEntry
     from holon_core.cassette.record import Recorder
+    from holon_core.engine.adapter import RunContext
 
 _KEY = "_cassette_recorder"
 VARIABLE = "HOLON_RECORD"
@@ -78,7 +78,7 @@ def start(run: RunState, context: RunContext) -> None:
         )
     from holon_core.cassette.record import Recorder
     from holon_core.cassette.scrub import Scrubber
-    from holon_core.redact import secret_values
+    from holon_core.untrusted.redact import secret_values
 
     # The key variables as the caller set them (the gateway swaps these values in) and every
     # secret-looking variable, plus what the run passes on (context.secrets).

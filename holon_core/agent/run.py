@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from holon_core.adapter import RunContext
 from holon_core.agent import gateway_run, record, record_cassette, telemetry_run
 from holon_core.agent.admission import Admission, admit_engine, admit_skills
 from holon_core.agent.evidence import Evidence
@@ -49,15 +48,16 @@ from holon_core.agent.state import (
     unchanged_preexisting,
 )
 from holon_core.agent.summary import ensure_summary
-from holon_core.capability import capability_warnings
+from holon_core.engine.adapter import RunContext
+from holon_core.engine.capability import capability_warnings
+from holon_core.engine.events import Event
 from holon_core.errors import HolonError
-from holon_core.events import Event
-from holon_core.files import is_no_space
-from holon_core.outcome import Decision, Signals, decide
-from holon_core.redact import Redactor, secret_values
-from holon_core.skill_layers import describe
-from holon_core.supervisor import supervise
+from holon_core.process.supervisor import supervise
+from holon_core.record.outcome import Decision, Signals, decide
+from holon_core.skill.layers import describe
 from holon_core.trajectory.write import write_trajectory
+from holon_core.untrusted.files import is_no_space
+from holon_core.untrusted.redact import Redactor, secret_values
 from holon_core.workspace import (
     git_dir_change,
     nested_repositories,
@@ -66,10 +66,10 @@ from holon_core.workspace import (
 )
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineReport, EventParser, LaunchPlan
-    from holon_core.checks import Check
+    from holon_core.engine.adapter import EngineReport, EventParser, LaunchPlan
+    from holon_core.engine.checks import Check
+    from holon_core.hooks.manager import HolonPlugins
     from holon_core.models.spec import Spec
-    from holon_core.plugins import HolonPlugins
 
 
 @dataclass
@@ -234,7 +234,7 @@ def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
     )
     run.plugins = found.plugins
     if found.document is not None:
-        from holon_core.spec_loader import build_spec
+        from holon_core.spec.load import build_spec
 
         run.spec = build_spec(found.document)
         for warning in found.document.warnings:
@@ -426,13 +426,13 @@ def _judge(run: RunState, context: RunContext) -> Decision:
 
 def _finish(run: RunState, decision: Decision) -> Decision:
     """Summary and manifest, on every path; returns the final decision."""
-    from holon_core.manifest_writer import (
+    from holon_core.record.manifest_writer import (
         inventory,
         merge_skill_manifest,
         read_skill_manifest,
         settle_artifacts,
     )
-    from holon_core.manifest_writer import write_manifest as write_manifest_file
+    from holon_core.record.manifest_writer import write_manifest as write_manifest_file
 
     run.log.attach()
     ev = run.evidence
@@ -530,7 +530,7 @@ def _guard_record(run: RunState, decision: Decision) -> Decision:
 
 def _engine_outputs(run: RunState) -> list[str]:
     """What the engine (or a skill) wrote into the output dir; holon's own files excluded."""
-    from holon_core.manifest_writer import inventory
+    from holon_core.record.manifest_writer import inventory
 
     stale = unchanged_preexisting(run)
     owned = {"manifest.json", "diff.patch"}
@@ -578,7 +578,7 @@ def _cleanup(run: RunState) -> None:
 def _warm_up(log: RunLog) -> None:
     """Imports needed only after the engine ends, done while it runs (see runlog.py)."""
     log.attach()
-    import holon_core.manifest_writer  # noqa: F401  (builds the Manifest model)
+    import holon_core.record.manifest_writer  # noqa: F401  (builds the Manifest model)
 
 
 def _env_seconds(env: Mapping[str, str], name: str) -> float | None:

@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from holon_core.redact import Redactor
+from holon_core.untrusted.redact import Redactor
 
 #: A file is read in pieces of this many bytes...
 SCAN_CHUNK = 16 * 1024 * 1024

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from holon_core.errors import EngineNotFound
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineAdapter
+    from holon_core.engine.adapter import EngineAdapter
+    from holon_core.hooks.manager import HolonPlugins
     from holon_core.models.spec import Spec
-    from holon_core.plugins import HolonPlugins
 
 BUILTIN_ENGINES = ("replay",)
 

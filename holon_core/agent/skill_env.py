@@ -9,12 +9,12 @@ like the adapter's credentials, and the run's record and context learn what was 
 
 from __future__ import annotations
 
-from holon_core.adapter import EngineAdapter, RunContext
 from holon_core.agent.native_skills import skills_policy
 from holon_core.agent.state import RunState
-from holon_core.env_rules import PassEnv
-from holon_core.redact import Redactor, secret_values
-from holon_core.skills import ResolvedSkill
+from holon_core.engine.adapter import EngineAdapter, RunContext
+from holon_core.skill.env_rules import PassEnv
+from holon_core.skill.package import ResolvedSkill
+from holon_core.untrusted.redact import Redactor, secret_values
 
 
 def redact_passed(run: RunState, engine: EngineAdapter, names: tuple[str, ...]) -> list[str]:

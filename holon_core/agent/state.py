@@ -9,16 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holon_core.adapter import EngineAdapter, EngineReport, RunContext
 from holon_core.agent.evidence import Evidence
 from holon_core.agent.paths import AgentPaths
 from holon_core.agent.runlog import RunLog
+from holon_core.engine.adapter import EngineAdapter, EngineReport, RunContext
 from holon_core.errors import HolonError
-from holon_core.files import HeldDir
+from holon_core.hooks.manager import HolonPlugins
 from holon_core.models.spec import Spec
-from holon_core.plugins import HolonPlugins
-from holon_core.redact import Redactor
-from holon_core.supervisor import ProcessOutcome
+from holon_core.process.supervisor import ProcessOutcome
+from holon_core.untrusted.files import HeldDir
+from holon_core.untrusted.redact import Redactor
 from holon_core.workspace import Baseline
 
 DEFAULT_TIMEOUT = 3600.0

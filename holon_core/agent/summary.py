@@ -5,8 +5,8 @@ from __future__ import annotations
 import stat
 from collections.abc import Callable
 
-from holon_core.files import HeldDir
-from holon_core.outcome import Decision
+from holon_core.record.outcome import Decision
+from holon_core.untrusted.files import HeldDir
 
 
 def ensure_summary(

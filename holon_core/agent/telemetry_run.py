@@ -13,8 +13,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from holon_core.adapter import RunContext
     from holon_core.agent.state import RunState
+    from holon_core.engine.adapter import RunContext
     from holon_core.telemetry.hooks import Tracing
 
 _KEY = "_tracing"

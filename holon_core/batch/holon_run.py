@@ -23,7 +23,7 @@ import psutil
 
 from holon_core.batch.cells import Cell
 from holon_core.batch.results import CellResult, from_run_json
-from holon_core.process_tree import die_with_parent
+from holon_core.process.tree import die_with_parent
 
 #: Seconds a stopped ``holon run`` has to record its cancelled run before it is killed.
 GRACE = 30.0

@@ -1,6 +1,6 @@
 """The job file of ``holon batch``: tasks, a matrix and limits, validated before anything runs.
 
-A job file is YAML read through :mod:`holon_core.yaml_safe` and checked with pydantic; an
+A job file is YAML read through :mod:`holon_core.untrusted.yaml_safe` and checked with pydantic; an
 error names the file, the field (``tasks[2].workspace``) and what to write instead. Paths in
 the file are relative to the file's own directory, so a job can be run from anywhere.
 """
@@ -14,10 +14,10 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from holon_core import yaml_safe
-from holon_core.durations import parse_duration
 from holon_core.errors import InputError, SpecError
-from holon_core.spec_file import read_spec_text
+from holon_core.spec.durations import parse_duration
+from holon_core.spec.file import read_spec_text
+from holon_core.untrusted import yaml_safe
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KiB|MiB|GiB|TiB)?\s*$")

@@ -22,7 +22,7 @@ from holon_core.batch.cells import Cell, Task
 from holon_core.batch.holon_run import run_cell
 from holon_core.batch.results import CellResult
 from holon_core.batch.retry import with_retries
-from holon_core.files import open_up
+from holon_core.untrusted.files import open_up
 
 #: Names inside a task bundle.
 SPEC, CONTEXT, WORKSPACE = "spec.yaml", "context", "workspace"

@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from holon_core.batch.cells import Cell
-from holon_core.files import read_regular
 from holon_core.models.manifest import Manifest
+from holon_core.untrusted.files import read_regular
 
 CELL_FILE = "cell.json"
 RESULTS_FILE = "results.jsonl"

@@ -29,8 +29,8 @@ from holon_core.batch.progress import BatchProgress
 from holon_core.batch.report import markdown_report
 from holon_core.batch.results import RESULTS_FILE, CellResult, read_cell, write_cell, write_results
 from holon_core.errors import InputError
-from holon_core.files import open_up
 from holon_core.telemetry.hooks import begin as begin_tracing
+from holon_core.untrusted.files import open_up
 
 JOB_FILE = "job.json"
 

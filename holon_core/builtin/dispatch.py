@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from holon_core.hookspecs import hookimpl
+from holon_core.hooks.specs import hookimpl
 
 if TYPE_CHECKING:
-    from holon_core.adapter import (
+    from holon_core.engine.adapter import (
         EngineAdapter,
         EngineReport,
         EventParser,
@@ -20,8 +20,8 @@ if TYPE_CHECKING:
         RunContext,
         StagedSkill,
     )
-    from holon_core.checks import Check
-    from holon_core.skills import ResolvedSkill
+    from holon_core.engine.checks import Check
+    from holon_core.skill.package import ResolvedSkill
 
 
 @hookimpl

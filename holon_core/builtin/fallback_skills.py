@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from holon_core.adapter import StagedSkill
-from holon_core.hookspecs import hookimpl
+from holon_core.engine.adapter import StagedSkill
+from holon_core.hooks.specs import hookimpl
 
 if TYPE_CHECKING:
-    from holon_core.adapter import RunContext
-    from holon_core.skills import ResolvedSkill
+    from holon_core.engine.adapter import RunContext
+    from holon_core.skill.package import ResolvedSkill
 
 PER_SKILL_CAP = 12_000
 TOTAL_CAP = 32_000

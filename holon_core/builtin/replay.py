@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from holon_core.adapter import (
+from holon_core.engine.adapter import (
     Capabilities,
     EngineAdapter,
     EventParser,
@@ -22,12 +22,12 @@ from holon_core.adapter import (
     RunContext,
     base_env,
 )
-from holon_core.checks import Check
-from holon_core.events import Event, ToolOutcome, command_ok
-from holon_core.hookspecs import hookimpl
+from holon_core.engine.checks import Check
+from holon_core.engine.events import Event, ToolOutcome, command_ok
+from holon_core.hooks.specs import hookimpl
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineReport
+    from holon_core.engine.adapter import EngineReport
 
 
 def replay_script_path(input_dir: Path, env: Mapping[str, str]) -> Path:
@@ -104,7 +104,13 @@ class ReplayEngine(EngineAdapter):
         env = base_env(run, tuple(n for n in passed if n))
         env["HOLON_OUTPUT_DIR"] = str(run.output_dir)
         env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
-        argv = [sys.executable, "-m", "holon_core.replay_engine", str(script), str(prompt_file)]
+        argv = [
+            sys.executable,
+            "-m",
+            "holon_core.builtin.replay_engine",
+            str(script),
+            str(prompt_file),
+        ]
         return LaunchPlan(argv=argv, env=env, cwd=run.workspace)
 
     def event_parser(self, run: RunContext) -> EventParser:

@@ -1,5 +1,5 @@
 """No secret in a cassette: headers from an allowlist, ``key=`` out of queries, every known
-secret value redacted in every form :mod:`holon_core.redact` knows, and a final scan.
+secret value redacted in every form :mod:`holon_core.untrusted.redact` knows, and a final scan.
 
 Why an allowlist and not a blocklist: an API adds headers every month, and the ones that
 identify an account (``openai-organization``, ``openai-project``, ``set-cookie``, ``cf-ray``)
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from holon_core.redact import Redactor, looks_like_secret
+from holon_core.untrusted.redact import Redactor, looks_like_secret
 
 #: Request headers kept: what tells the API version, features and client, nothing personal.
 REQUEST_HEADERS = frozenset(

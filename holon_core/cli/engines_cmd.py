@@ -12,11 +12,11 @@ import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from holon_core.engines import engine_status, install_engines, managed_engine_dir
+from holon_core.engine.binaries import engine_status, install_engines, managed_engine_dir
 from holon_core.errors import EngineNotFound
 
 if TYPE_CHECKING:
-    from holon_core.engines import EnginePackage
+    from holon_core.engine.binaries import EnginePackage
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,7 +48,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def engine_packages() -> dict[str, EnginePackage]:
     """Engine name -> its npm package, for every installed adapter that declares one."""
-    from holon_core.plugins import load_plugins
+    from holon_core.hooks.manager import load_plugins
 
     plugins = load_plugins()
     found = {}

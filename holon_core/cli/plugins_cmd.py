@@ -6,7 +6,7 @@ import argparse
 import json
 from dataclasses import asdict
 
-from holon_core.plugins import load_plugins
+from holon_core.hooks.manager import load_plugins
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holon_core.durations import parse_duration
 from holon_core.errors import HolonError, InputError
 from holon_core.runner.agent_env import AGENT_CMD_ENV, AGENT_PATHS, AGENT_PATHS_ENV
+from holon_core.spec.durations import parse_duration
 
 if TYPE_CHECKING:
     from holon_core.runner.container import ContainerOptions

@@ -12,10 +12,10 @@ import json
 import sys
 from pathlib import Path
 
-from holon_core.durations import parse_duration
 from holon_core.errors import InputError
 from holon_core.runner.layout import default_runs_dir
 from holon_core.runner.runs import RunInfo, list_runs, removable, remove_run
+from holon_core.spec.durations import parse_duration
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.errors import InputError, SkillError
-from holon_core.skill_layers import STORE_REF, describe
-from holon_core.skills import ResolvedSkill, load_skill, resolve_skills
+from holon_core.skill.layers import STORE_REF, describe, resolve_skills
+from holon_core.skill.package import ResolvedSkill, load_skill
 
 ACTIONS = {
     "list": "every skill found (layer, version, origin, digest, valid or why not, shadowed) "
@@ -75,7 +75,7 @@ def _inputs(
     refs: list[str] = []
     input_dir = Path.cwd()
     if args.spec:
-        from holon_core.spec_loader import load_spec
+        from holon_core.spec.load import load_spec
 
         spec, _ = load_spec(Path(args.spec))
         refs, input_dir = list(spec.metadata.skills), Path(args.spec).parent
@@ -100,8 +100,8 @@ def _resolve(
 
 def _list(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
     """Every skill found (docs/skills.md, "Listing skills"), and what a run would stage."""
-    from holon_core.skill_catalog import build_catalog
-    from holon_core.skill_store import entries
+    from holon_core.skill.catalog import build_catalog
+    from holon_core.skill.store import entries
 
     refs, flags, input_dir, workspace = _inputs(args)
     with tempfile.TemporaryDirectory(prefix="holon-skills-") as scratch:
@@ -126,7 +126,7 @@ def _list(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
 
 def _show(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
     if STORE_REF.match(args.name):
-        from holon_core.skill_store import lookup
+        from holon_core.skill.store import lookup
 
         name, version = args.name.split("@", 1)
         return {"ok": True, "skill": _row(lookup(name, version, env), files=True)}
@@ -139,7 +139,7 @@ def _validate(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any
     with tempfile.TemporaryDirectory(prefix="holon-skills-") as scratch:
         source = args.source
         if "#sha256=" in source:
-            from holon_core.skill_archive import materialize
+            from holon_core.skill.archive import materialize
 
             path = materialize(source, base=Path.cwd(), dest=Path(scratch))
         else:
@@ -153,14 +153,14 @@ def _validate(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any
 
 
 def _add(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
-    from holon_core.skill_store import add
+    from holon_core.skill.store import add
 
     added = add(args.source, env)
     return {"ok": True, "added": added.created, "path": str(added.path), "skill": _row(added.skill)}
 
 
 def _remove(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
-    from holon_core.skill_store import remove
+    from holon_core.skill.store import remove
 
     name, _, version = args.name.partition("@")
     return {"ok": True, "removed": remove(name, version or None, env)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from holon_core.quoting import shorten
+from holon_core.untrusted.quoting import shorten
 
 COLUMNS = ("NAME", "VERSION", "LAYER", "STATUS", "SHA256", "ORIGIN")
 

@@ -150,7 +150,7 @@ def _check_engine(flag: str | None, env: dict[str, str]) -> None:
     ones, not by the agent after the run dir and snapshot exist (holon run leaves it to the
     agent, which records it in the run's manifest; solve promises no run before its checks)."""
     from holon_core.agent.select import select_engine
-    from holon_core.plugins import load_plugins
+    from holon_core.hooks.manager import load_plugins
 
     select_engine(load_plugins(env), flag, env, None)
 

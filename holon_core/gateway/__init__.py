@@ -8,7 +8,7 @@ of the real key, swapped for the real one upstream; metering every call
 ``genai-prices`` (``metadata.cost``).
 
 What it may import: the standard library, httpx, starlette/uvicorn, genai-prices (lazily) and
-``holon_core.adapter`` for the adapter's declarations. It never imports the agent pipeline,
+``holon_core.engine.adapter`` for the adapter's declarations. It never imports the agent pipeline,
 serve mode, an adapter or the conformance kit; the pipeline hooks it in through
 :mod:`holon_core.agent.gateway_run`. Docs: ``docs/gateway.md``.
 

@@ -64,7 +64,7 @@ def load_table(path: str) -> PriceTable:
     """Read and check the table; :class:`PriceTableError` naming the problem otherwise."""
     import yaml
 
-    from holon_core import yaml_safe
+    from holon_core.untrusted import yaml_safe
 
     where = Path(path).expanduser()
     try:

@@ -27,7 +27,7 @@ from holon_core.gateway.proxy import GatewayApp, Route
 from holon_core.gateway.server import GatewayServer
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineAdapter
+    from holon_core.engine.adapter import EngineAdapter
 
 _MARK = "http://holon-gateway.invalid"
 

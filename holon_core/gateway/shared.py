@@ -15,7 +15,7 @@ from holon_core.gateway.budget import Limits, parse_usd
 from holon_core.gateway.setting import gateway_setting
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineAdapter
+    from holon_core.engine.adapter import EngineAdapter
     from holon_core.gateway.session import Gateway
 
 

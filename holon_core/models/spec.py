@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from holon_core.durations import parse_duration
-from holon_core.env_rules import context_env_problems, pass_env_problems
+from holon_core.skill.env_rules import context_env_problems, pass_env_problems
+from holon_core.spec.durations import parse_duration
 
 SUPPORTED_VERSIONS = ("v1",)
 SUPPORTED_KINDS = ("Holon",)
@@ -80,7 +80,7 @@ class Output(_Open):
 class Budget(_Open):
     """Limits the model gateway enforces on the run's model calls (docs/gateway.md)."""
 
-    # strict: the same verdict as holon_core/spec_rules.py (no "2.5" strings, no booleans)
+    # strict: the same verdict as holon_core/spec/rules.py (no "2.5" strings, no booleans)
     max_cost_usd: float | None = Field(
         default=None,
         gt=0,

@@ -1,8 +1,8 @@
 """Reading a finished record for the report: a run (run dir or output dir) or a batch.
 
 Everything here may have been written by the engine (it can write its output dir), so files
-are read with :func:`holon_core.files.read_regular` (no links followed, no FIFOs, a size cap)
-and JSON that does not parse is reported, not trusted. What is cut is said, never hidden.
+are read with :func:`holon_core.untrusted.files.read_regular` (no links followed, no FIFOs, a
+size cap) and JSON that does not parse is reported, not trusted. What is cut is said, never hidden.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from holon_core.errors import InputError
-from holon_core.files import read_regular
+from holon_core.untrusted.files import read_regular
 
 MANIFEST = "manifest.json"
 RUN_RECORD = "run.json"
@@ -164,7 +164,7 @@ def _spec(path: Path) -> dict[str, Any]:
     """The task's spec (for its name and goal); empty when it cannot be read."""
     import yaml
 
-    from holon_core import yaml_safe
+    from holon_core.untrusted import yaml_safe
 
     text = read_text(path, _SUMMARY_CAP)
     if text.value is None or text.cut:

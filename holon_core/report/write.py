@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.errors import InputError
-from holon_core.files import HeldDir
 from holon_core.report import batch_page, run_page
 from holon_core.report.load import cell_output_dir, kind_of, load_batch, load_run
+from holon_core.untrusted.files import HeldDir
 
 REPORT_NAME = "report.html"
 

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from holon_core.engines import managed_engine_dir
+from holon_core.engine.binaries import managed_engine_dir
 from holon_core.errors import InputError
 
 #: Overrides the agent command (shell words), e.g. a container runner or another RFC-0002 agent.

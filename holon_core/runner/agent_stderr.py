@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holon_core.quoting import shorten
-from holon_core.redact import Redactor, secret_values
 from holon_core.runner.validate import Problem
+from holon_core.untrusted.quoting import shorten
+from holon_core.untrusted.redact import Redactor, secret_values
 
 if TYPE_CHECKING:
     from holon_core.runner.report import RunResult

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from holon_core.errors import InputError
 from holon_core.runner.copy_in import Budget, copy_file, copy_tree
 from holon_core.runner.skill_sources import copy_host_skills
-from holon_core.skills import load_skill
+from holon_core.skill.package import load_skill
 from holon_core.workspace.verify import Fingerprint, take_fingerprint
 
 if TYPE_CHECKING:

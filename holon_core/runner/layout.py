@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from holon_core.errors import InputError
-from holon_core.files import HeldDir, open_up
 from holon_core.runner.runs import record_runner
+from holon_core.untrusted.files import HeldDir, open_up
 
 SUBDIRS = ("input", "state", "home", "tmp")
 

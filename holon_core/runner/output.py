@@ -12,9 +12,9 @@ from pathlib import Path
 
 from holon_core.agent.output_dir import MARKER, filesystem_own, foreign_files, mark_owned
 from holon_core.errors import InputError
-from holon_core.files import HeldDir, open_up
-from holon_core.quoting import name_list
 from holon_core.runner.layout import make_parents
+from holon_core.untrusted.files import HeldDir, open_up
+from holon_core.untrusted.quoting import name_list
 
 
 def prepare_output(output: Path, workspace: Path) -> list[Path]:

@@ -13,12 +13,12 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from holon_core.adapter import EngineAdapter
 from holon_core.agent.native_skills import find_native_skills
-from holon_core.env_rules import PassEnv
+from holon_core.engine.adapter import EngineAdapter
 from holon_core.errors import HolonError
 from holon_core.models.spec import Spec
-from holon_core.skill_layers import resolve
+from holon_core.skill.env_rules import PassEnv
+from holon_core.skill.layers import resolve
 
 
 def forwarded_names(

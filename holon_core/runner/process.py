@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType
 
 from holon_core.errors import HolonError
-from holon_core.process_tree import die_with_parent
+from holon_core.process.tree import die_with_parent
 from holon_core.runner.agent_env import agent_invocation
 
 KILL_GRACE = 30.0

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from holon_core.files import read_regular
 from holon_core.runner.streams import write_safely
+from holon_core.untrusted.files import read_regular
 
 #: The engine can put anything at the event log's name: open without following a link or
 #: blocking on a FIFO, read only a regular file, and at most this much per tick.

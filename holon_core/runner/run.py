@@ -20,8 +20,8 @@ from typing import IO
 
 from holon_core.agent.select import select_engine
 from holon_core.errors import HolonError, InputError
+from holon_core.hooks.manager import load_plugins
 from holon_core.models.spec import Spec
-from holon_core.plugins import load_plugins
 from holon_core.report.finish import report_finished_run
 from holon_core.runner.agent_env import agent_command, agent_env
 from holon_core.runner.agent_stderr import explain_missing_manifest

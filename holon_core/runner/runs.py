@@ -23,7 +23,7 @@ from typing import Literal
 
 import psutil
 
-from holon_core.files import open_up, read_regular
+from holon_core.untrusted.files import open_up, read_regular
 
 RUNNER_FILE = "runner.json"
 _MAX_RUNNER = 4096

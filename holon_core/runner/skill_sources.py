@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from holon_core.runner.copy_in import Budget, copy_file, copy_tree
-from holon_core.skill_layers import ARCHIVE_COPY, PIN, STORE_COPY, STORE_REF, USER_COPY, user_dirs
+from holon_core.skill.layers import ARCHIVE_COPY, PIN, STORE_COPY, STORE_REF, USER_COPY, user_dirs
 
 
 def copy_host_skills(
@@ -31,7 +31,7 @@ def copy_host_skills(
 
 def _copy_archive(ref: str, spec_dir: Path, dest: Path) -> None:
     """Fetched and checked here; the agent checks the bytes again before unpacking."""
-    from holon_core.skill_archive import fetch, split_pin, verify
+    from holon_core.skill.archive import fetch, split_pin, verify
 
     location, digest = split_pin(ref)
     data = fetch(location, spec_dir)
@@ -43,7 +43,7 @@ def _copy_archive(ref: str, spec_dir: Path, dest: Path) -> None:
 def _copy_store_entry(
     name: str, version: str, dest: Path, env: Mapping[str, str], budget: Budget
 ) -> None:
-    from holon_core.skill_store import store_root
+    from holon_core.skill.store import store_root
 
     source = store_root(env) / name / version
     if (source / "SKILL.md").is_file():

@@ -16,10 +16,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from holon_core import yaml_safe
 from holon_core.errors import InputError, SpecError
 from holon_core.models.spec import Spec
-from holon_core.spec_loader import load_spec, read_spec_text
+from holon_core.spec.load import load_spec, read_spec_text
+from holon_core.untrusted import yaml_safe
 
 #: ``metadata.name`` of a spec written from ``--goal`` alone.
 GOAL_TASK_NAME = "goal"

@@ -26,10 +26,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from holon_core.files import read_regular
 from holon_core.models.manifest import Manifest
 from holon_core.models.spec import Spec
-from holon_core.quoting import clip, shorten
+from holon_core.untrusted.files import read_regular
+from holon_core.untrusted.quoting import clip, shorten
 from holon_core.workspace._git import git_binary, git_env
 
 #: A larger manifest is refused (holon's own is a few KiB).

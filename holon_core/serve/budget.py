@@ -11,7 +11,7 @@ from typing import Any
 
 from holon_core.models.spec import Budget, Spec
 from holon_core.serve.protocol import RequestError
-from holon_core.spec_rules import BUDGET, Findings
+from holon_core.spec.rules import BUDGET, Findings
 
 LIMITS = ("max_cost_usd", "max_tokens", "max_model_calls")
 

@@ -4,7 +4,7 @@ Clients always send a model (a generated client's default is often ``gpt-4o-mini
 any name to the engine would make it fail, or record one model while the response claims
 another. So a request's model is used only when the server maps it (``--model-map
 CLIENT=ENGINE``), it is the server's own ``--model``, or the adapter says the engine takes it
-(:meth:`holon_core.adapter.EngineAdapter.accepts_model`). Otherwise it is ignored with a
+(:meth:`holon_core.engine.adapter.EngineAdapter.accepts_model`). Otherwise it is ignored with a
 warning (the response's ``holon.warnings``) and the server's model or the engine's default
 runs; ``response.model`` then reports what the turn's manifest records.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from holon_core.adapter import EngineAdapter
+from holon_core.engine.adapter import EngineAdapter
 from holon_core.errors import HolonError
 
 

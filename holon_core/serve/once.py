@@ -95,7 +95,7 @@ def _forward(stopped: threading.Event, server: object) -> None:
 
 
 def _goal(paths: AgentPaths) -> str:
-    from holon_core.spec_loader import load_spec
+    from holon_core.spec.load import load_spec
 
     spec, _warnings = load_spec(paths.spec)
     return spec.goal_text

@@ -27,11 +27,11 @@ from holon_core.agent.paths import AgentPaths
 from holon_core.agent.preflight import run_preflight
 from holon_core.agent.select import select_engine
 from holon_core.errors import HolonError
-from holon_core.plugins import load_plugins
-from holon_core.redact import Redactor, secret_values
+from holon_core.hooks.manager import load_plugins
 from holon_core.serve.app import ServeState, build_app
 from holon_core.serve.store import Store
 from holon_core.serve.turn import Session
+from holon_core.untrusted.redact import Redactor, secret_values
 
 DEFAULT_SOCKET = "/holon/ipc/agent.sock"
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
@@ -65,7 +65,7 @@ def load_session(
     plugins = load_plugins(env)
     base_spec = None
     if paths.spec.is_file():
-        from holon_core.spec_loader import load_spec
+        from holon_core.spec.load import load_spec
 
         base_spec, _warnings = load_spec(paths.spec)
     adapter = select_engine(plugins, engine, env, base_spec)
@@ -141,7 +141,7 @@ def _answers(path: Path) -> bool:
 
 def _skill_names(session: Session) -> list[str]:
     """The skills a turn would get (for /health); a turn resolves them again for itself."""
-    from holon_core.skills import resolve_skills
+    from holon_core.skill.layers import resolve_skills
 
     refs = session.base_spec.metadata.skills if session.base_spec is not None else []
     try:

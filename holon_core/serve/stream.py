@@ -32,7 +32,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from holon_core.events import Event
+from holon_core.engine.events import Event
 from holon_core.serve.protocol import new_id
 
 #: Characters of a tool's output kept in its item (the whole output is in evidence/).

@@ -25,16 +25,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from holon_core.adapter import EngineAdapter
 from holon_core.agent.output_dir import foreign_files, mark_owned
 from holon_core.agent.paths import AgentPaths
 from holon_core.agent.run import AgentOptions, run_turn
-from holon_core.checks import Check
-from holon_core.files import HeldDir
+from holon_core.engine.adapter import EngineAdapter
+from holon_core.engine.checks import Check
+from holon_core.hooks.manager import HolonPlugins
 from holon_core.models.spec import Spec
-from holon_core.outcome import Decision
-from holon_core.plugins import HolonPlugins
-from holon_core.redact import Redactor
+from holon_core.record.outcome import Decision
 from holon_core.serve import attachments
 from holon_core.serve.budget import with_budget
 from holon_core.serve.model_choice import ModelChoice, choose_model
@@ -53,6 +51,8 @@ from holon_core.serve.store import (
     write_atomic,
 )
 from holon_core.serve.stream import Sink, TurnStream
+from holon_core.untrusted.files import HeldDir
+from holon_core.untrusted.redact import Redactor
 
 
 @dataclass

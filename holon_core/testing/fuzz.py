@@ -18,9 +18,9 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from holon_core.adapter import EngineReport, EventParser
+from holon_core.engine.adapter import EngineReport, EventParser
+from holon_core.engine.events import EVENT_TYPES, Event
 from holon_core.errors import HolonError
-from holon_core.events import EVENT_TYPES, Event
 
 #: The CI budget: fixed example counts, no deadline, no example database, same inputs every
 #: run. ``HOLON_FUZZ_EXAMPLES`` raises the count for a longer local hunt.

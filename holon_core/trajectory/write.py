@@ -14,12 +14,12 @@ import traceback
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from holon_core.files import read_regular
 from holon_core.trajectory.atif import build_trajectory
+from holon_core.untrusted.files import read_regular
 
 if TYPE_CHECKING:
-    from holon_core.adapter import RunContext
     from holon_core.agent.evidence import Evidence
+    from holon_core.engine.adapter import RunContext
 
 TRAJECTORY = "trajectory.json"
 #: The most of an evidence file read back (events.ndjson is capped at 16 MiB, phases aside).

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from holon_core.errors import WorkspaceError
-from holon_core.files import HeldDir
+from holon_core.untrusted.files import HeldDir
 from holon_core.workspace._git import (
     exclude_pathspecs,
     git_binary,

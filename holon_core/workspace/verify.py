@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holon_core.quoting import name_list
+from holon_core.untrusted.quoting import name_list
 from holon_core.workspace._git import probe_repo, run_git
 
 if TYPE_CHECKING:

@@ -10,8 +10,8 @@ import platform
 import sys
 from pathlib import Path
 
-from holon_core.engines import EnginePackage, find_engine_binary, override_variable
-from holon_core.plugins import load_plugins
+from holon_core.engine.binaries import EnginePackage, find_engine_binary, override_variable
+from holon_core.hooks.manager import load_plugins
 
 from .kit import run, script
 

@@ -14,9 +14,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from holon_core.engine_manifest import merge_skill_manifest, read_skill_manifest
 from holon_core.models.manifest import Manifest
 from holon_core.models.spec import Spec
+from holon_core.record.engine_manifest import merge_skill_manifest, read_skill_manifest
 from holon_core.runner.validate import validate_output
 from holon_core.testing.fuzz import FUZZ, json_values, mutated
 

@@ -19,8 +19,8 @@ import string
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from holon_core.redact import _PATTERNS, Redactor, _keep_prefix
 from holon_core.testing.fuzz import FUZZ
+from holon_core.untrusted.redact import _PATTERNS, Redactor, _keep_prefix
 
 KEYS = st.text(alphabet=string.ascii_letters + string.digits + "-_", min_size=20, max_size=64)
 USERS = st.sampled_from(["", "x-access-token", "oauth2", "git", "user@example.com"]) | st.text(

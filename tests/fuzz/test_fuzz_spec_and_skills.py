@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from holon_core.errors import SkillError, SpecError
-from holon_core.skills import ResolvedSkill, load_skill
-from holon_core.spec_loader import load_spec
+from holon_core.skill.package import ResolvedSkill, load_skill
+from holon_core.spec.load import load_spec
 from holon_core.testing.fuzz import FUZZ, json_values, mutated
 
 #: Characters that steer the YAML scanner into its every state (anchors, tags, flows, blocks).

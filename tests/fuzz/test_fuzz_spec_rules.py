@@ -1,4 +1,4 @@
-"""The spec rules (:mod:`holon_core.spec_rules`, pydantic-free: the run and the probe check a
+"""The spec rules (:mod:`holon_core.spec.rules`, pydantic-free: the run and the probe check a
 spec with them) and the pydantic model the run then builds never disagree the dangerous way:
 a spec the rules accept always builds. Otherwise the probe would pass a spec that the run then
 refuses. The rules may be stricter than the model's lax coercions (``max_steps: "5"``,
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from holon_core.models.spec import Spec
-from holon_core.spec_rules import check_fields
+from holon_core.spec.rules import check_fields
 from holon_core.testing.fuzz import FUZZ, json_values, mutated
 
 FULL: dict[str, Any] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from holon_core.adapter import EngineAdapter
+from holon_core.engine.adapter import EngineAdapter
 
 REAL_KEY = "sk-real-0123456789abcdef0123456789abcdef"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from holon_core.spec_loader import build_spec
-from holon_core.spec_rules import read_spec
+from holon_core.spec.load import build_spec
+from holon_core.spec.rules import read_spec
 from holon_core.testing import make_task, run_agent
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from holon_core.manifest_writer import MANIFEST, inventory
+from holon_core.record.manifest_writer import MANIFEST, inventory
 
 NAMES = st.sampled_from(["a", "b", "c", "d.txt", ".holon-x", "evidence"])
 KINDS = st.sampled_from(["file", "dir", "link_in", "link_out", "link_dir_out", "dangling"])

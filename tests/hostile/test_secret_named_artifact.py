@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from holon_core.redact import REPLACEMENT
 from holon_core.testing import make_task
+from holon_core.untrusted.redact import REPLACEMENT
 
 from .kit import run
 

@@ -15,10 +15,10 @@ import pytest
 from holon_core.agent import evidence_stream
 from holon_core.agent.evidence import Evidence
 from holon_core.agent.evidence_stream import RawLog
-from holon_core.events import Event
-from holon_core.files import HeldDir
-from holon_core.redact import REPLACEMENT, Redactor
+from holon_core.engine.events import Event
 from holon_core.testing import make_task
+from holon_core.untrusted.files import HeldDir
+from holon_core.untrusted.redact import REPLACEMENT, Redactor
 
 from .kit import run
 

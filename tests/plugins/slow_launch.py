@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from holon_core import hookimpl
-from holon_core.adapter import EngineAdapter, LaunchPlan, RunContext
 from holon_core.builtin.replay import ReplayEngine
+from holon_core.engine.adapter import EngineAdapter, LaunchPlan, RunContext
 
 
 class SlowLaunch(ReplayEngine):

@@ -15,7 +15,7 @@ from typing import Any
 import psutil
 import yaml
 
-from holon_core.engines import managed_engine_dir
+from holon_core.engine.binaries import managed_engine_dir
 
 FAKE_AGENT = Path(__file__).with_name("fake_agent.py")
 GIT_ENV = {

@@ -15,7 +15,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from holon_core.plugins import load_plugins
+from holon_core.hooks.manager import load_plugins
 from holon_core.testing import snapshot_tree
 
 from .kit import (

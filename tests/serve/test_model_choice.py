@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from holon_core.plugins import load_plugins
+from holon_core.hooks.manager import load_plugins
 from holon_core.serve.model_choice import choose_model
 
 #: Per engine: names its CLI takes, and names a generic client sends that it does not.

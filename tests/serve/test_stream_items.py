@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from holon_core.events import Event
+from holon_core.engine.events import Event
 from holon_core.serve.stream import TurnStream
 
 

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from holon_core.skills import load_skill
-from holon_core.staging import copy_skills
+from holon_core.engine.staging import copy_skills
+from holon_core.skill.package import load_skill
 
 
 def _skill(root: Path) -> Path:

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from holon_core.skill_store import add
+from holon_core.skill.store import add
 from holon_core.testing import make_task, run_agent
 
 from .kit import make_skill

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from holon_core.env_rules import PassEnv, context_env_problems, pass_env_problems
+from holon_core.skill.env_rules import PassEnv, context_env_problems, pass_env_problems
 from holon_core.testing import make_task, run_agent
 
 PLAIN_SECRET = "plainvalue-8812"  # not token-shaped: only its name says it is a secret

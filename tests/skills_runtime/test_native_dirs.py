@@ -11,7 +11,7 @@ import pytest
 
 from holon_core.agent.native_skills import find_native_skills
 from holon_core.errors import SkillError
-from holon_core.plugins import load_plugins
+from holon_core.hooks.manager import load_plugins
 
 #: engines.md section 7, "discovered (verified)", the ``<cwd>/...`` entries only.
 MEASURED = {

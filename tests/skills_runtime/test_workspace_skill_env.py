@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from holon_core.hooks.manager import load_plugins
 from holon_core.models.spec import Spec
-from holon_core.plugins import load_plugins
 from holon_core.runner.pass_env import forwarded_names
 from holon_core.testing import make_task, run_agent
 

@@ -116,7 +116,7 @@ def test_sigkill_to_holon_run_stops_the_agent_and_the_engine(tmp_path):
 
 _PROBE = """
 import ctypes, os, signal, sys
-from holon_core.process_tree import die_with_parent
+from holon_core.process.tree import die_with_parent
 
 preexec = die_with_parent(signal.SIGKILL)
 libc = ctypes.CDLL(None, use_errno=True)
@@ -151,9 +151,9 @@ def test_die_with_parent_sets_the_signal_or_ends_a_child_whose_parent_is_gone(ca
 _KEPT = """
 import os, signal, sys, threading
 from pathlib import Path
-from holon_core.adapter import LaunchPlan
-from holon_core.process_tree import become_subreaper
-from holon_core.supervisor import _Kept, shared_watchdog, supervise
+from holon_core.engine.adapter import LaunchPlan
+from holon_core.process.tree import become_subreaper
+from holon_core.process.supervisor import _Kept, shared_watchdog, supervise
 
 become_subreaper()
 sharing = shared_watchdog()  # as serve mode does for its turns

@@ -8,17 +8,17 @@ from typing import TYPE_CHECKING
 from hypothesis import given
 from hypothesis import strategies as st
 
-from holon_core._pipes import MAX_LINE_BYTES, LineSplitter
 from holon_core.agent.evidence_stream import (
     EVENT_FIELD_CHARS,
     LONG_LINE_CHARS,
     EventBudget,
     RawLog,
 )
-from holon_core.events import Event
-from holon_core.redact import Redactor
+from holon_core.engine.events import Event
+from holon_core.process.pipes import MAX_LINE_BYTES, LineSplitter
 from holon_core.testing import make_task
 from holon_core.testing.agent_run import run_agent
+from holon_core.untrusted.redact import Redactor
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -10,7 +10,7 @@ import time
 
 import psutil
 
-from holon_core.process_tree import (
+from holon_core.process.tree import (
     ProcessTree,
     become_subreaper,
     children_of,

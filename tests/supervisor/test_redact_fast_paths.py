@@ -12,7 +12,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from holon_core.redact import _BREAK, REPLACEMENT, Redactor
+from holon_core.untrusted.redact import _BREAK, REPLACEMENT, Redactor
 
 SPEC_BREAK = re.compile(r"(?:\r?\n|\\r\\n|\\n)(?:[ \t]|\\t)*")
 PIECES = st.sampled_from(["\n", "\r", "\\", "n", "r", "t", " ", "\t", "a", "\\n", "\\t"])

@@ -17,9 +17,9 @@ from pathlib import Path
 import psutil
 import pytest
 
-from holon_core.adapter import LaunchPlan
-from holon_core.process_tree import runs_side_by_side
-from holon_core.supervisor import ProcessOutcome, supervise
+from holon_core.engine.adapter import LaunchPlan
+from holon_core.process.supervisor import ProcessOutcome, supervise
+from holon_core.process.tree import runs_side_by_side
 
 
 @pytest.fixture(autouse=True)

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 import psutil
 import pytest
 
-from holon_core._pipes import Spool
-from holon_core.adapter import LaunchPlan
-from holon_core.supervisor import supervise
+from holon_core.engine.adapter import LaunchPlan
+from holon_core.process.pipes import Spool
+from holon_core.process.supervisor import supervise
 
 if TYPE_CHECKING:
     from pathlib import Path

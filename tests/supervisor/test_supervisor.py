@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import psutil
 import pytest
 
-from holon_core.adapter import LaunchPlan
-from holon_core.supervisor import ProcessOutcome, supervise
+from holon_core.engine.adapter import LaunchPlan
+from holon_core.process.supervisor import ProcessOutcome, supervise
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -11,13 +11,13 @@ import os
 from typing import TYPE_CHECKING
 
 from holon_adapter_acp.adapter import AcpAdapter, generic_adapter
-from holon_core.hookspecs import hookimpl
+from holon_core import hookimpl
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from holon_adapter_acp.parser import AcpParser
-    from holon_core.adapter import EngineAdapter
+    from holon_core import EngineAdapter
 
 __all__ = ["AcpAdapter", "AcpParser", "holon_register_engines"]
 

@@ -19,17 +19,17 @@ from holon_adapter_acp.command import (
     pass_env_names,
 )
 from holon_adapter_acp.policy import POLICY_ENV, policy_from
-from holon_core.adapter import (
+from holon_core import (
     Capabilities,
+    Check,
     EngineAdapter,
     EngineReport,
     EventParser,
+    InputError,
     LaunchPlan,
     RunContext,
     base_env,
 )
-from holon_core.checks import Check
-from holon_core.errors import InputError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

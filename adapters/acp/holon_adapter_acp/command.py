@@ -14,7 +14,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from holon_core.errors import InputError
+from holon_core import InputError
 
 COMMAND_ENV = "HOLON_ACP_COMMAND"
 PASS_ENV = "HOLON_ACP_PASS_ENV"

@@ -19,8 +19,7 @@ from typing import Any
 
 from holon_adapter_acp.outcome_map import STOP_REASONS, error_reason, error_sentence
 from holon_adapter_acp.tools import FINISHED, ToolCall, finish, start_event
-from holon_core.adapter import JsonLinesParser
-from holon_core.events import Event
+from holon_core import Event, JsonLinesParser
 
 EMPTY_TURN = (
     "the ACP agent ended its turn (end_turn) without a message or a tool call; an agent "

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from holon_core.events import Event, ToolOutcome, command_ok
+from holon_core import Event, ToolOutcome, command_ok
 
 FINISHED = ("completed", "failed")
 #: Where agents put a command's exit code inside ``rawOutput`` (dotted paths, first found wins).

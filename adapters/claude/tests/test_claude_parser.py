@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from holon_adapter_claude.parser import ClaudeParser
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineReport
-    from holon_core.events import Event
+    from holon_core.engine.adapter import EngineReport
+    from holon_core.engine.events import Event
 
 DATA = Path(__file__).parent / "data"
 

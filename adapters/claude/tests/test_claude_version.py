@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 from holon_adapter_claude.adapter import ClaudeAdapter
 
-from holon_core.engines import npm_package_version, read_engine_version
+from holon_core.engine.binaries import npm_package_version, read_engine_version
 
 if TYPE_CHECKING:
     from pathlib import Path

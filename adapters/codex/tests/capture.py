@@ -19,7 +19,7 @@ from holon_adapter_codex.home import prepare_home
 from holon_adapter_codex.launch import DEFAULT_MODEL
 from holon_conformance.provider import ScriptedProvider
 
-from holon_core.engines import find_engine_binary
+from holon_core.engine.binaries import find_engine_binary
 
 DATA = Path(__file__).with_name("data")
 SCENARIOS = ("write-and-run", "auth-401", "server-500", "use-skill")

@@ -7,8 +7,8 @@ from pathlib import Path
 from holon_adapter_codex.classify import reason_for
 from holon_adapter_codex.parser import CodexParser
 
-from holon_core.adapter import EngineReport
-from holon_core.events import Event
+from holon_core.engine.adapter import EngineReport
+from holon_core.engine.events import Event
 
 DATA = Path(__file__).with_name("data")
 

@@ -14,7 +14,7 @@ from holon_adapter_codex.parser import CodexParser
 from holon_conformance.direct import run_direct
 from holon_conformance.provider import ScriptedProvider, parse_scenario
 
-from holon_core.outcome import tools_failed
+from holon_core.record.outcome import tools_failed
 from holon_core.testing import Task
 
 if TYPE_CHECKING:

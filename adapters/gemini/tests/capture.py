@@ -16,7 +16,7 @@ from pathlib import Path
 from holon_conformance.direct import direct_launch, native_skill_dir
 from holon_conformance.provider import ScriptedProvider
 
-from holon_core.engines import find_engine_binary
+from holon_core.engine.binaries import find_engine_binary
 
 DATA = Path(__file__).parent / "data"
 SCENARIOS = {

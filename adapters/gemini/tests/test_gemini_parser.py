@@ -14,8 +14,8 @@ from holon_adapter_gemini.errors import decode
 from holon_adapter_gemini.parser import GeminiParser
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineReport
-    from holon_core.events import Event
+    from holon_core.engine.adapter import EngineReport
+    from holon_core.engine.events import Event
 
 DATA = Path(__file__).parent / "data"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from holon_adapter_gemini.parser import GeminiParser
 from holon_adapter_gemini.refusals import refusal
 
-from holon_core.outcome import tools_failed
+from holon_core.record.outcome import tools_failed
 
 DATA = Path(__file__).parent / "data"
 

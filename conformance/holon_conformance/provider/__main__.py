@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def endpoint_envs(url: str) -> dict[str, dict[str, str]]:
     """Each installed adapter's variables pointing its engine at ``url`` (none: left out)."""
-    from holon_core.plugins import load_plugins
+    from holon_core.hooks.manager import load_plugins
 
     plugins = load_plugins()
     found = {name: plugins.get_engine(name).endpoint_env(url) for name in plugins.engine_names()}

@@ -12,7 +12,7 @@ import functools
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from holon_core.plugins import HolonPlugins
+    from holon_core.hooks.manager import HolonPlugins
 
 ANTHROPIC_MESSAGES = "anthropic-messages"
 OPENAI_RESPONSES = "openai-responses"
@@ -51,6 +51,6 @@ def wire_api(name: str) -> str:
 @functools.cache
 def installed_adapters() -> HolonPlugins:
     """The installed adapters, loaded once (``get_engine`` names them all when one is unknown)."""
-    from holon_core.plugins import load_plugins
+    from holon_core.hooks.manager import load_plugins
 
     return load_plugins()

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_core._version import __version__
-from holon_core.adapter import Capabilities, EngineAdapter
 from holon_core.builtin.replay import ReplayEngine, ReplayParser
-from holon_core.checks import Check
-from holon_core.events import Event
-from holon_core.hookspecs import hookimpl
+from holon_core.engine.adapter import Capabilities, EngineAdapter
+from holon_core.engine.checks import Check
+from holon_core.engine.events import Event
+from holon_core.hooks.specs import hookimpl
 
 if TYPE_CHECKING:
-    from holon_core.adapter import (
+    from holon_core.engine.adapter import (
         EngineReport,
         EventParser,
         LaunchPlan,

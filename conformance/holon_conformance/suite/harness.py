@@ -31,8 +31,8 @@ from holon_conformance.suite.cases import CASES, CONTEXT, WORKSPACE, Case
 
 if TYPE_CHECKING:
     from holon_conformance.suite.serve_session import ServeRecord
-    from holon_core.adapter import EngineAdapter
-    from holon_core.plugins import HolonPlugins
+    from holon_core.engine.adapter import EngineAdapter
+    from holon_core.hooks.manager import HolonPlugins
 
 RUN_TIMEOUT = 120.0
 #: Seconds holon-agent gets to record a run the suite stops (a prompt seen, a hang).
@@ -163,7 +163,7 @@ class Target:
 
 
 def agent_base_env() -> dict[str, str]:
-    from holon_core.engines import managed_engine_dir
+    from holon_core.engine.binaries import managed_engine_dir
 
     env = {k: os.environ[k] for k in PASSED if k in os.environ}
     env |= {k: v for k, v in os.environ.items() if k.startswith("HOLON_") and k.endswith("_BIN")}

@@ -21,7 +21,7 @@ import pytest
 if TYPE_CHECKING:
     from holon_conformance.suite.harness import Target
     from holon_conformance.suite.report import Collected
-    from holon_core.plugins import HolonPlugins
+    from holon_core.hooks.manager import HolonPlugins
 
 SUITE_MODULE = Path(__file__).with_name("run_rfc0002.py")
 PARAM = "holon_adapter_name"
@@ -104,7 +104,7 @@ def _check_installed(config: pytest.Config) -> None:
 
 def _plugins(config: pytest.Config) -> HolonPlugins:
     if _plugins_key not in config.stash:
-        from holon_core.plugins import load_plugins
+        from holon_core.hooks.manager import load_plugins
 
         config.stash[_plugins_key] = load_plugins()
     return config.stash[_plugins_key]

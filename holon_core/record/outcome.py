@@ -20,7 +20,7 @@ In order, the first that applies wins:
 
 Rule 9, failed tools. Parsers normalize every engine's tool results the same way (a shell
 command fails when it exits non-zero, except exit 1 of ``grep``/``diff``/``test`` and the
-like, which is an answer: :func:`holon_core.events.command_ok`). The run fails when
+like, which is an answer: :func:`holon_core.engine.events.command_ok`). The run fails when
 
 * tools were called and every one of them failed, or
 * the engine ran shell commands, not one of them succeeded, and its last tool call failed.
@@ -42,8 +42,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from holon_core.adapter import EngineReport
-from holon_core.events import ToolOutcome
+from holon_core.engine.adapter import EngineReport
+from holon_core.engine.events import ToolOutcome
 
 Outcome = Literal["success", "failure", "needs_human"]
 

@@ -2,10 +2,10 @@
 
 One row per package in each place a run looks: the builtin and user libraries, the store, the
 workspace layer, the spec's entries and ``--skill`` dirs. Each row is checked by the run's own
-validator (:func:`holon_core.skills.load_skill`), so an invalid one carries the refusal a run
+validator (:func:`holon_core.skill.package.load_skill`), so an invalid one carries the refusal a run
 would print; a name that a higher layer also holds is marked ``shadowed_by`` that layer. What
 a run would stage, and whether it would be refused, comes from the run's own resolver
-(:func:`holon_core.skill_layers.resolve`), never from a second reading of the rules.
+(:func:`holon_core.skill.layers.resolve`), never from a second reading of the rules.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.errors import SkillError
-from holon_core.skill_layers import WORKSPACE_SKILLS, resolve, spec_ref, user_dirs
-from holon_core.skill_store import entries, lookup
-from holon_core.skills import ResolvedSkill, Source, builtin_skills_dir, load_skill
+from holon_core.skill.layers import WORKSPACE_SKILLS, resolve, spec_ref, user_dirs
+from holon_core.skill.package import ResolvedSkill, Source, builtin_skills_dir, load_skill
+from holon_core.skill.store import entries, lookup
 
 #: Where a row was found, in listing order; ``store`` entries enter a run through the spec.
 PLACES = ("builtin", "user", "store", "workspace", "spec", "flag")

@@ -1,6 +1,6 @@
 """The replay engine process: plays a script of steps in the workspace, no network.
 
-Run as ``python -m holon_core.replay_engine SCRIPT PROMPT_FILE`` in the workspace. It prints
+Run as ``python -m holon_core.builtin.replay_engine SCRIPT PROMPT_FILE`` in the workspace. It prints
 one JSON object per line (``init``, ``say``, ``tool``, ``result``), like the real engines'
 stream modes, so the whole pipeline (supervisor, parser, diff, outcome) runs for real.
 
@@ -117,7 +117,7 @@ def play(steps: list[dict[str, Any]], prompt: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
-        sys.stderr.write("usage: python -m holon_core.replay_engine SCRIPT PROMPT_FILE\n")
+        sys.stderr.write("usage: python -m holon_core.builtin.replay_engine SCRIPT PROMPT_FILE\n")
         return 2
     try:
         steps = load_script(Path(args[0]))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from holon_core.adapter import (
+    from holon_core.engine.adapter import (
         EngineAdapter,
         EngineReport,
         EventParser,
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
         RunContext,
         StagedSkill,
     )
-    from holon_core.checks import Check
-    from holon_core.skills import ResolvedSkill
+    from holon_core.engine.checks import Check
+    from holon_core.skill.package import ResolvedSkill
 
 PROJECT = "holon"
 

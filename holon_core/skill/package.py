@@ -19,10 +19,10 @@ from typing import Literal
 
 import yaml
 
-from holon_core import yaml_safe
 from holon_core.errors import SkillError
-from holon_core.files import read_regular
-from holon_core.quoting import clip, shorten
+from holon_core.untrusted import yaml_safe
+from holon_core.untrusted.files import read_regular
+from holon_core.untrusted.quoting import clip, shorten
 
 NAME_RULE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_NAME = 64
@@ -74,7 +74,7 @@ class ResolvedSkill:
 
 def builtin_skills_dir() -> Path:
     """Skills shipped in the wheel, or the repository's ``skills/`` in a source checkout."""
-    package_dir = Path(__file__).resolve().parent
+    package_dir = Path(__file__).resolve().parents[1]  # holon_core/
     shipped = package_dir / "_builtin_skills"
     return shipped if shipped.is_dir() else package_dir.parent / "skills"
 
@@ -324,19 +324,3 @@ def find_named_skill(ref: str, search_dirs: Iterable[Path]) -> Path:
         f"skill {ref!r} not found",
         hint=f"pass --skill DIR, or use one of: {', '.join(available) or 'none installed'}",
     )
-
-
-def resolve_skills(
-    spec_refs: Iterable[str],
-    flag_dirs: Iterable[Path],
-    input_dir: Path,
-    *,
-    workspace: Path | None = None,
-    env: Mapping[str, str] | None = None,
-    scratch: Path | None = None,
-) -> tuple[list[ResolvedSkill], list[str]]:
-    """The run's skills in deterministic order, plus notes; see ``skill_layers.py``."""
-    from holon_core.skill_layers import resolve
-
-    found = resolve(spec_refs, flag_dirs, input_dir, workspace=workspace, env=env, scratch=scratch)
-    return found.skills, found.notes

@@ -21,8 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from holon_core.errors import SkillError
-from holon_core.quoting import clip
-from holon_core.skills import MAX_FILE, MAX_FILES, MAX_PACKAGE, MAX_SKILL_MD
+from holon_core.skill.package import MAX_FILE, MAX_FILES, MAX_PACKAGE, MAX_SKILL_MD
+from holon_core.untrusted.quoting import clip
 
 #: An archive larger than this is refused before it is hashed (compressed, so below this).
 MAX_ARCHIVE = 2 * MAX_PACKAGE

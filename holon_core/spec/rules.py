@@ -20,12 +20,12 @@ from typing import Any
 
 import yaml
 
-from holon_core import yaml_safe
-from holon_core.durations import parse_duration
-from holon_core.env_rules import context_env_problems, pass_env_problems
 from holon_core.errors import SpecError
-from holon_core.quoting import clip, shorten
-from holon_core.spec_file import read_spec_text
+from holon_core.skill.env_rules import context_env_problems, pass_env_problems
+from holon_core.spec.durations import parse_duration
+from holon_core.spec.file import read_spec_text
+from holon_core.untrusted import yaml_safe
+from holon_core.untrusted.quoting import clip, shorten
 
 SUPPORTED_VERSIONS = ("v1",)
 SUPPORTED_KINDS = ("Holon",)

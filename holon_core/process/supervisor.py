@@ -9,9 +9,9 @@ timeout, cancel or abort, for at most a few seconds (the rest is counted, not pa
 The run ends by exit, wall-clock timeout, silence timeout, the cancel event or a parser's
 abort request; a teardown ladder (close stdin, SIGTERM to the group, grace, SIGKILL)
 follows, and afterwards every descendant left (setsid'd tools, daemons) is killed and
-reaped (see :mod:`holon_core.process_tree`).
+reaped (see :mod:`holon_core.process.tree`).
 If the agent itself is SIGKILLed, the engine gets SIGKILL from the kernel (parent-death
-signal) and a watchdog process kills the rest of its tree (:mod:`holon_core._watchdog`).
+signal) and a watchdog process kills the rest of its tree (:mod:`holon_core.process.watchdog`).
 
 ``exit_code`` follows :mod:`subprocess`: negative means killed by that signal.
 """
@@ -28,9 +28,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from holon_core._pipes import ChunkReader, LineSplitter, Spool, StdinWriter
-from holon_core._watchdog import Watchdog
-from holon_core.process_tree import (
+from holon_core.process.pipes import ChunkReader, LineSplitter, Spool, StdinWriter
+from holon_core.process.tree import (
     TREE_MARKER_ENV,
     Proc,
     ProcessTree,
@@ -40,12 +39,13 @@ from holon_core.process_tree import (
     die_with_parent,
     release_claims,
 )
+from holon_core.process.watchdog import Watchdog
 
 if TYPE_CHECKING:
     import threading
     from collections.abc import Callable, Iterator
 
-    from holon_core.adapter import LaunchPlan
+    from holon_core.engine.adapter import LaunchPlan
 
 EndedBy = Literal["exit", "timeout", "stalled", "cancelled", "aborted", "spawn_failed"]
 

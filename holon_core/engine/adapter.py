@@ -2,7 +2,7 @@
 
 The core owns the pipeline; it asks an adapter only how to launch its engine headlessly,
 where its skills go, how to read its event stream and what it adds to the manifest. The
-hooks in :mod:`holon_core.hookspecs` dispatch to these methods by default (see
+hooks in :mod:`holon_core.hooks.specs` dispatch to these methods by default (see
 :mod:`holon_core.builtin.dispatch`), so a plugin can still override any step.
 
 This module stays free of pydantic so the probe path imports it cheaply.
@@ -18,25 +18,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from holon_core.checks import Check
-from holon_core.engines import (
+from holon_core.engine.binaries import (
     EnginePackage,
     find_engine_binary,
     npm_package_version,
     override_variable,
     read_engine_version,
 )
+from holon_core.engine.checks import Check
 from holon_core.errors import EngineNotInstalled
 
 if TYPE_CHECKING:
-    from holon_core.events import Event, ToolOutcome
+    from holon_core.engine.events import Event, ToolOutcome
     from holon_core.models.spec import Spec
-    from holon_core.skills import ResolvedSkill
+    from holon_core.skill.package import ResolvedSkill
 
 
 @dataclass(frozen=True, slots=True)
 class Capabilities:
-    """What an engine can do; the core enforces these in one place (``holon_core.capability``)."""
+    """What an engine can do; the core enforces these in one place (``engine.capability``)."""
 
     native_skills: bool = False
     max_steps: bool = False
@@ -208,7 +208,7 @@ class EventParser(ABC):
         """Parse one stdout line (without its newline)."""
 
     def feed_stderr(self, line: str) -> list[Event]:
-        from holon_core.events import Event
+        from holon_core.engine.events import Event
 
         return [Event(type="stderr", text=line)] if line.strip() else []
 
@@ -225,7 +225,7 @@ class JsonLinesParser(EventParser):
     """
 
     def feed(self, line: str) -> list[Event]:
-        from holon_core.events import Event
+        from holon_core.engine.events import Event
 
         if not line.strip():
             return []

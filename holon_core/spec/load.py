@@ -1,6 +1,6 @@
 """Load ``spec.yaml`` as the pydantic :class:`~holon_core.models.spec.Spec`.
 
-Every refusal comes from :mod:`holon_core.spec_rules` (the check ``holon-agent --probe`` makes
+Every refusal comes from :mod:`holon_core.spec.rules` (the check ``holon-agent --probe`` makes
 too), with the file, the line and the field; the model is then built from a spec the rules
 accepted. Unknown fields come back as warnings (forward compatibility).
 """
@@ -13,9 +13,9 @@ from pydantic import ValidationError
 
 from holon_core.errors import SpecError
 from holon_core.models.spec import Spec
-from holon_core.quoting import shorten
-from holon_core.spec_file import MAX_SPEC_BYTES, read_spec_text
-from holon_core.spec_rules import SpecDocument, read_spec
+from holon_core.spec.file import MAX_SPEC_BYTES, read_spec_text
+from holon_core.spec.rules import SpecDocument, read_spec
+from holon_core.untrusted.quoting import shorten
 
 __all__ = ["MAX_SPEC_BYTES", "build_spec", "load_spec", "read_spec_text"]
 
@@ -27,7 +27,7 @@ def load_spec(path: Path) -> tuple[Spec, list[str]]:
 
 
 def build_spec(document: SpecDocument) -> Spec:
-    """The model of a spec :func:`~holon_core.spec_rules.read_spec` accepted."""
+    """The model of a spec :func:`~holon_core.spec.rules.read_spec` accepted."""
     try:
         return Spec.model_validate(document.data)
     except ValidationError as exc:  # the rules and the model disagree: say so, plainly

@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from holon_core.engine_manifest import MANIFEST, merge_skill_manifest, read_skill_manifest
-from holon_core.files import HeldDir, walk_entries
 from holon_core.models.manifest import Manifest
-from holon_core.redact import Redactor
+from holon_core.record.engine_manifest import MANIFEST, merge_skill_manifest, read_skill_manifest
+from holon_core.untrusted.files import HeldDir, walk_entries
+from holon_core.untrusted.redact import Redactor
 
 __all__ = [
     "MANIFEST",

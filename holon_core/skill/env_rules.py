@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from holon_core.quoting import clip
-from holon_core.redact import MIN_SECRET_LENGTH, looks_like_secret
+from holon_core.untrusted.quoting import clip
+from holon_core.untrusted.redact import MIN_SECRET_LENGTH, looks_like_secret
 
 #: What the engine is told about the run's directories (RFC-0003 section 4).
 DIR_VARIABLES = ("HOLON_INPUT_DIR", "HOLON_WORKSPACE_DIR", "HOLON_OUTPUT_DIR")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from holon_core.adapter import EngineAdapter, RunContext
+    from holon_core.engine.adapter import EngineAdapter, RunContext
 
 
 def capability_warnings(engine: EngineAdapter, run: RunContext) -> list[str]:

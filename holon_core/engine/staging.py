@@ -10,11 +10,11 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holon_core.adapter import StagedSkill
-from holon_core.skills import NOT_PACKAGED
+from holon_core.engine.adapter import StagedSkill
+from holon_core.skill.package import NOT_PACKAGED
 
 if TYPE_CHECKING:
-    from holon_core.skills import ResolvedSkill
+    from holon_core.skill.package import ResolvedSkill
 
 
 def copy_skills(skills: list[ResolvedSkill], target_root: Path) -> list[StagedSkill]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from holon_core.errors import SkillError
-from holon_core.skills import NOT_PACKAGED, ResolvedSkill, load_skill
+from holon_core.skill.package import NOT_PACKAGED, ResolvedSkill, load_skill
 
 COPY_NAME = "skill-store"  # the runner's copy of referenced entries, in the input dir
 
@@ -75,7 +75,7 @@ def add(ref: str, env: Mapping[str, str]) -> Added:
     """Add a skill directory or a pinned archive (``PATH|URL#sha256=HEX``)."""
     with tempfile.TemporaryDirectory(prefix="holon-skill-add-") as scratch:
         if "#sha256=" in ref:
-            from holon_core.skill_archive import materialize
+            from holon_core.skill.archive import materialize
 
             source = materialize(ref, base=Path.cwd(), dest=Path(scratch))
         else:

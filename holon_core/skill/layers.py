@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from holon_core.errors import SkillError
-from holon_core.quoting import clip, name_list
-from holon_core.skills import LAYERS, ResolvedSkill, Source, builtin_skills_dir, load_skill
+from holon_core.skill.package import LAYERS, ResolvedSkill, Source, builtin_skills_dir, load_skill
+from holon_core.untrusted.quoting import clip, name_list
 
 #: Input-dir copies the runner makes of host-only sources.
 USER_COPY = "user-skills"
@@ -126,6 +126,20 @@ def resolve(
     return Resolution(ordered, notes)
 
 
+def resolve_skills(
+    spec_refs: Iterable[str],
+    flag_dirs: Iterable[Path],
+    input_dir: Path,
+    *,
+    workspace: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    scratch: Path | None = None,
+) -> tuple[list[ResolvedSkill], list[str]]:
+    """The run's skills in deterministic order, plus notes (the layers: :func:`resolve`)."""
+    found = resolve(spec_refs, flag_dirs, input_dir, workspace=workspace, env=env, scratch=scratch)
+    return found.skills, found.notes
+
+
 def spec_ref(  # noqa: PLR0917
     ref: str,
     input_dir: Path,
@@ -138,14 +152,14 @@ def spec_ref(  # noqa: PLR0917
     if not isinstance(ref, str) or not ref.strip():
         raise SkillError(f"spec skill reference {clip(ref)} is empty", hint="name a skill")
     if PIN in ref:
-        from holon_core.skill_archive import materialize
+        from holon_core.skill.archive import materialize
 
         where = scratch or Path(tempfile.mkdtemp(prefix="holon-skill-"))
         path = materialize(ref, base=input_dir, dest=where, cache=input_dir / ARCHIVE_COPY)
         return load_skill(path, "spec", origin=ref)
     match = STORE_REF.match(ref)
     if match:
-        from holon_core.skill_store import lookup
+        from holon_core.skill.store import lookup
 
         return lookup(match[1], match[2], env, input_dir)
     as_path = Path(ref).expanduser()
@@ -166,7 +180,7 @@ def _from_library(
     found = [(layer, base / ref) for layer, base in _library(env, input_dir)]
     found = [(layer, p) for layer, p in found if (p / "SKILL.md").is_file()]
     if not found:
-        from holon_core.skill_store import entries
+        from holon_core.skill.store import entries
 
         stored = [f"{name}@{version}" for name, version, _ in entries(env) if name == ref]
         if stored:  # a bare name never reaches the store: a spec pins a stored version

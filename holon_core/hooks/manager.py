@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from holon_core import hookspecs
-from holon_core.entry_points import EntryPointRef, entry_points
 from holon_core.errors import EngineNotFound, PluginError
+from holon_core.hooks import specs as hookspecs
+from holon_core.hooks.entry_points import EntryPointRef, entry_points
 
 if TYPE_CHECKING:
-    from holon_core.adapter import (
+    from holon_core.engine.adapter import (
         EngineAdapter,
         EngineReport,
         EventParser,
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
         RunContext,
         StagedSkill,
     )
-    from holon_core.checks import Check
-    from holon_core.skills import ResolvedSkill
+    from holon_core.engine.checks import Check
+    from holon_core.skill.package import ResolvedSkill
 
 BUILTIN_PLUGINS = {
     "dispatch": "holon_core.builtin.dispatch",
@@ -120,7 +120,7 @@ class HolonPlugins:
         except pluggy.PluginValidationError as exc:
             raise PluginError(
                 f"a plugin implements an unknown hook: {exc}",
-                hint="check the hook name against holon_core.hookspecs",
+                hint="check the hook name against holon_core.hooks.specs",
             ) from exc
 
     def collect_engines(self) -> None:

@@ -11,9 +11,9 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from holon_core.files import read_regular
 from holon_core.models.manifest import ManifestMetadata
-from holon_core.quoting import clip
+from holon_core.untrusted.files import read_regular
+from holon_core.untrusted.quoting import clip
 
 MANIFEST = "manifest.json"
 #: Larger engine manifests are ignored (holon's own is a few KiB).
