@@ -113,6 +113,7 @@ def finish(run: RunState, decision: Decision, manifest: dict[str, Any]) -> Decis
             store=recorder.store,
             diff=patch,
             scrubber=recorder.scrubber,
+            split_secrets=recorder.split_secrets,
         )
     except (CassetteError, OSError) as exc:
         message = str(exc)

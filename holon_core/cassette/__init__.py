@@ -6,10 +6,11 @@ transport (:mod:`~holon_core.cassette.record`) with every known secret scrubbed
 (:mod:`~holon_core.cassette.scrub`), and replaying them (normalize, match, replay, mismatch,
 check). Docs: ``docs/cassettes.md``.
 
-What it may import: the standard library, pydantic, httpx, :mod:`holon_core.untrusted.redact`
-and the gateway's wire helpers (:mod:`holon_core.gateway.apis`). It never imports the agent
-pipeline, serve mode, an adapter or the conformance kit; the pipeline hooks it in through the
-gateway session and ``holon_core.agent``.
+What it may import: the standard library, pydantic, httpx, :mod:`holon_core.errors`,
+:mod:`holon_core.untrusted.redact` and the gateway's wire helpers
+(:mod:`holon_core.gateway.apis`). It never imports the agent pipeline, serve mode, an adapter
+or the conformance kit; the pipeline hooks it in through the gateway session and
+``holon_core.agent``.
 
 Nothing is imported here, so loading the package costs nothing until a cassette is used.
 """

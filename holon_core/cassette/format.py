@@ -33,6 +33,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from holon_core.errors import HolonError
+
 FORMAT = "holon-cassette"
 VERSION = 1
 INFO_FILE = "cassette.json"
@@ -48,8 +50,10 @@ REF_KEY = "$holon_body"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-class CassetteError(Exception):
+class CassetteError(HolonError):
     """A cassette that cannot be read or written; the message names the problem and the fix."""
+
+    reason = "invalid_input"
 
 
 class _Model(BaseModel):

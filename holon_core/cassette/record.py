@@ -36,6 +36,7 @@ from holon_core.cassette.scrub import (
     Scrubber,
     clean_query,
     keep_headers,
+    split_secret,
 )
 from holon_core.gateway.apis import classify
 
@@ -62,6 +63,8 @@ class Recorder:
         self._seq = itertools.count()
         self._lock = threading.Lock()
         self._attempts: dict[tuple[str, bytes], int] = {}
+        #: Calls (seq) whose stream carried a known secret in pieces: the cassette is refused.
+        self.split_secrets: list[int] = []
 
     def wrap(self, inner: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTransport:
         return RecordingTransport(inner, self)
@@ -106,7 +109,12 @@ class Recorder:
         if p.streamed:
             if p.buffer:  # an unfinished last event
                 p.events.append((p.last_chunk_ms, bytes(p.buffer)))
-            events = [pack_event(t, scrub.data(data), self.store) for t, data in p.events]
+            scrubbed = [(t, scrub.data(data)) for t, data in p.events]
+            # Each event is clean now; what joins across events is checked on the clean ones.
+            if split_secret((data for _, data in scrubbed), scrub):
+                with self._lock:
+                    self.split_secrets.append(p.seq)
+            events = [pack_event(t, data, self.store) for t, data in scrubbed]
         elif p.status is not None:
             answer = scrub.data(bytes(p.buffer))
             response = exact_body(answer, p.response_headers.get("content-type"), self.store)
@@ -117,8 +125,8 @@ class Recorder:
             api=api,
             kind=kind,
             method=request.method,
-            path=p.path,
-            query=scrub.text(clean_query(request.url.query.decode("latin-1"))),
+            path=scrub.text(p.path),
+            query=clean_query(request.url.query.decode("latin-1"), scrub.text),
             request_headers={
                 k: scrub.text(v)
                 for k, v in keep_headers(request.headers.items(), REQUEST_HEADERS).items()

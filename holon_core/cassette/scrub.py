@@ -17,7 +17,8 @@ there refuses the whole cassette.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -59,12 +60,13 @@ def keep_headers(headers: Iterable[tuple[str, str]], allowed: frozenset[str]) ->
     return kept
 
 
-def clean_query(query: str) -> str:
-    """The query without credential parameters."""
+def clean_query(query: str, scrub: Callable[[str], str]) -> str:
+    """The query without credential parameters, each name and value redacted as decoded
+    (a value's URL encoding would hide the forms the redactor knows, e.g. a line break)."""
     if not query:
         return ""
     pairs = parse_qsl(query, keep_blank_values=True)
-    return urlencode([(k, v) for k, v in pairs if k.lower() not in SECRET_QUERY])
+    return urlencode([(scrub(k), scrub(v)) for k, v in pairs if k.lower() not in SECRET_QUERY])
 
 
 class Scrubber:
@@ -99,6 +101,42 @@ class Scrubber:
         """The token-shape pass alone: what a replay applies to a live request before it is
         compared with a recorded one (whose shapes were redacted)."""
         return Redactor(())
+
+
+#: Where streamed text arrives piece by piece: Anthropic ``text`` / ``partial_json`` /
+#: ``thinking`` deltas, Responses ``delta`` strings, Gemini parts' ``text``, Chat Completions'
+#: ``content`` and tool ``arguments``.
+_PIECE_KEYS = frozenset({"text", "partial_json", "thinking", "delta", "content", "arguments"})
+
+
+def split_secret(events: Iterable[bytes], scrubber: Scrubber) -> bool:
+    """True when a known secret spans events of one stream: a model that streams a secret
+    sends it in pieces, each harmless alone, which the engine (and a replay) joins again.
+    Redacting event by event cannot see it; the pieces joined in order can."""
+    pieces = "".join(piece for event in events for piece in _event_pieces(event))
+    return scrubber.redactor.find(pieces)
+
+
+def _event_pieces(event: bytes) -> Iterator[str]:
+    for line in event.decode("utf-8", "replace").splitlines():
+        if not line.startswith("data:"):
+            continue
+        try:
+            yield from _pieces(json.loads(line[5:]))
+        except ValueError:
+            continue
+
+
+def _pieces(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in _PIECE_KEYS and isinstance(item, str):
+                yield item
+            else:
+                yield from _pieces(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _pieces(item)
 
 
 def leftovers(root: Path, scrubber: Scrubber, *, verbatim: Iterable[str] = ()) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from holon_core.cassette.format import (
@@ -48,12 +49,21 @@ def write_cassette(
     store: BodyStore,
     diff: bytes,
     scrubber: Scrubber,
+    split_secrets: Sequence[int] = (),
 ) -> None:
     """Write the cassette at ``target`` (replacing a cassette there), or raise
-    :class:`CassetteError` leaving nothing when the final scan finds a secret."""
+    :class:`CassetteError` leaving nothing when a secret would be recorded: found by the
+    final scan, or streamed in pieces by calls ``split_secrets`` (their ``seq``)."""
     problem = target_problem(target)
     if problem is not None:
         raise CassetteError(f"cannot record a cassette at {target}: {problem}")
+    if split_secrets:
+        raise CassetteError(
+            "no cassette was written: the answer of model call "
+            + ", ".join(f"#{seq}" for seq in split_secrets)
+            + " streamed a secret value of this run in pieces; remove the secret from what "
+            "the engine can read, or run without --record"
+        )
     # The info's free text (spec, error) is redacted like everything else.
     info = CassetteInfo.model_validate_json(scrubber.text(info.model_dump_json(by_alias=True)))
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))

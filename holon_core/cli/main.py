@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "solve": "holon_core.cli.solve_cmd",
     "chat": "holon_core.cli.chat_cmd",
     "report": "holon_core.cli.report_cmd",
+    "cassette": "holon_core.cli.cassette_cmd",
     "action": "holon_core.cli.action_cmd",
 }
 
