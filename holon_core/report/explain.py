@@ -13,6 +13,8 @@ REASONS: dict[str, str] = {
     "after the engine's retries.",
     "budget_exceeded": "The run reached its budget (cost, tokens or model calls); holon "
     "stopped the engine and kept the work done so far.",
+    "replay_mismatch": "The engine asked the model something the cassette being replayed "
+    "did not record (the prompt, a skill or the engine changed); holon stopped it.",
     "engine_error": "The engine itself reported an error and stopped.",
     "engine_crashed": "The engine exited with an error code before finishing, or after "
     "claiming success.",

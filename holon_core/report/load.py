@@ -113,7 +113,7 @@ def load_run(path: Path) -> RunRecord:
     record.diff = read_text(output_dir / "diff.patch", _DIFF_CAP)
     record.summary = read_text(output_dir / "summary.md", _SUMMARY_CAP)
     if run_dir is not None:
-        record.task = _spec(run_dir / "input" / "spec.yaml")
+        record.task = load_task(run_dir)
     return record
 
 
@@ -160,13 +160,13 @@ def _manifest(output_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
     return data, None
 
 
-def _spec(path: Path) -> dict[str, Any]:
-    """The task's spec (for its name and goal); empty when it cannot be read."""
+def load_task(run_dir: Path) -> dict[str, Any]:
+    """The task's spec holon run kept (for its name and goal); empty when unreadable."""
     import yaml
 
     from holon_core.untrusted import yaml_safe
 
-    text = read_text(path, _SUMMARY_CAP)
+    text = read_text(run_dir / "input" / "spec.yaml", _SUMMARY_CAP)
     if text.value is None or text.cut:
         return {}
     try:

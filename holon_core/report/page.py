@@ -81,10 +81,9 @@ pre { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .badge.plain { color: var(--muted); background: var(--soft); border-color: var(--line); }
 .verdict .badge { font-size: 15px; padding: 3px 14px; }
 .reason { font-family: ui-monospace, Menlo, monospace; color: var(--muted); margin-left: 8px; }
-.facts { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr));
-  gap: 1px; background: var(--line); border: 1px solid var(--line); border-radius: 8px;
+.facts { display: flex; flex-wrap: wrap; border: 1px solid var(--line); border-radius: 8px;
   overflow: hidden; margin: 0 0 8px; }
-.facts div { background: #fff; padding: 8px 12px; }
+.facts div { flex: 1 1 140px; padding: 8px 12px; box-shadow: 1px 1px 0 var(--line); }
 .facts dt { font-size: 12px; color: var(--muted); text-transform: uppercase;
   letter-spacing: .03em; }
 .facts dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
@@ -146,6 +145,9 @@ table.grid .run { display: block; margin: 2px 0; text-decoration: none; }
 .filters { display: flex; gap: 16px; flex-wrap: wrap; align-items: center;
   padding: 8px 12px; border: 1px solid var(--line); border-radius: 8px; margin: 8px 0; }
 .filters label { white-space: nowrap; }
+details.summary > summary { cursor: pointer; color: var(--muted); }
+details.summary pre { margin-top: 8px; padding: 10px 12px; background: var(--soft);
+  border-radius: 6px; }
 footer { margin-top: 48px; color: var(--muted); font-size: 13px; }
 """
 

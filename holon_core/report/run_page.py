@@ -13,7 +13,7 @@ from typing import Any
 from holon_core._version import __version__
 from holon_core.report import run_sections
 from holon_core.report.explain import explain
-from holon_core.report.load import RunRecord
+from holon_core.report.load import RunRecord, obj
 from holon_core.report.markup import Markup, join, tag
 from holon_core.report.page import document
 
@@ -28,7 +28,7 @@ def render(record: RunRecord, report_dir: Path) -> str:
         [
             tag("div", "holon · run report", class_="brand"),
             tag("h1", title),
-            _goal(goal),
+            _goal(goal) if goal != title else None,
             _verdict(record, outcome, reason),
             _facts(record),
             _warnings(record),
@@ -57,12 +57,17 @@ def verdict_of(record: RunRecord) -> tuple[str, str]:
 
 
 def _task(record: RunRecord) -> tuple[str, str | None]:
-    meta = record.task.get("metadata") if isinstance(record.task.get("metadata"), dict) else {}
-    name = meta.get("name") if isinstance(meta, dict) else None
+    """The page's title and the task's goal, from the spec holon run kept."""
+    name = obj(record.task.get("metadata")).get("name")
     goal = record.task.get("goal")
+    if isinstance(goal, dict):  # the v1 spec's long form
+        goal = goal.get("description")
+    goal = goal.strip() if isinstance(goal, str) else None
+    if not name or name == "goal":  # holon run --goal names every task "goal"
+        name = goal.splitlines()[0][:100] if goal else None
     run_id = (record.verdict or {}).get("run_id")
     title = str(name or (f"run {run_id}" if run_id else record.output_dir.name))
-    return title, str(goal) if isinstance(goal, str) else None
+    return title, goal
 
 
 def _goal(goal: str | None) -> Markup | None:

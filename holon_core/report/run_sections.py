@@ -49,10 +49,24 @@ def failed_commands(record: RunRecord) -> Markup | None:
 
 
 def summary(record: RunRecord) -> Markup | None:
+    """summary.md, open when the engine wrote it; holon's own repeats this page, so folded."""
     text = record.summary.value
     if not text:
         return None
-    return join([tag("h2", "Summary", id="summary"), tag("pre", text.strip())])
+    by_engine = record.meta.get("summary_source") == "engine"
+    label = "summary.md, written by the engine" if by_engine else "summary.md, written by holon"
+    return join(
+        [
+            tag("h2", "Summary", id="summary"),
+            tag(
+                "details",
+                tag("summary", label),
+                tag("pre", text.strip()),
+                class_="summary",
+                open=by_engine,
+            ),
+        ]
+    )
 
 
 def conversation(record: RunRecord) -> Markup:
@@ -75,7 +89,9 @@ def conversation(record: RunRecord) -> Markup:
         tag("button", "Collapse all", type="button", data_fold="closed"),
         class_="toolbar",
     )
-    steps = [_step(step) for step in line.steps]
+    # paths in the snapshot are shown relative to it in the one-line summaries
+    snapshot = f"{record.run_dir}/workspace/" if record.run_dir is not None else None
+    steps = [_step(step, snapshot) for step in line.steps]
     cut = []
     if line.left_out or record.events_cut:
         cut.append(
@@ -89,9 +105,9 @@ def conversation(record: RunRecord) -> Markup:
     return join([head, toolbar, tag("div", steps, class_="timeline"), cut])
 
 
-def _step(step: timeline.Step) -> Markup:
+def _step(step: timeline.Step, snapshot: str | None) -> Markup:
     if isinstance(step, timeline.ToolStep):
-        return _tool_step(step)
+        return _tool_step(step, snapshot)
     if step.kind == "stderr":
         lines = step.lines
         text = "\n".join(lines)
@@ -110,7 +126,7 @@ def _step(step: timeline.Step) -> Markup:
     )
 
 
-def _tool_step(step: timeline.ToolStep) -> Markup:
+def _tool_step(step: timeline.ToolStep, snapshot: str | None) -> Markup:
     code = step.exit_code
     if step.status is None:
         state = tag("span", "no result", class_="badge plain")
@@ -141,7 +157,11 @@ def _tool_step(step: timeline.ToolStep) -> Markup:
         tag(
             "summary",
             tag("span", step.tool, class_="tool"),
-            tag("span", step.subject, class_="subject mono"),
+            tag(
+                "span",
+                step.subject.replace(snapshot, "") if snapshot else step.subject,
+                class_="subject mono",
+            ),
             state,
         ),
         tag("div", body, class_="body"),
@@ -159,7 +179,7 @@ def _input(call: dict[str, Any]) -> str:
 def changes(record: RunRecord) -> Markup:
     patch = record.diff.value
     files = diff_view.split(patch) if patch else []
-    head = tag("h2", f"Changes ({len(files)} files)", id="changes")
+    head = tag("h2", f"Changes ({_files(len(files))})", id="changes")
     if not files:
         why = "diff.patch is missing" if patch is None else "The engine changed no file."
         return join([head, tag("p", why, class_="muted")])
@@ -294,11 +314,12 @@ def checks(record: RunRecord) -> Markup | None:
 
 def evidence(record: RunRecord, report_dir: Path) -> Markup:
     paths = [record.output_dir / name for name in evidence_files(record.output_dir)]
-    if record.run_dir is not None:
+    if record.run_dir is not None:  # holon run writes run.json right after the report
+        known = {"run.json": record.verdict is not None}
         paths += [
             record.run_dir / n
             for n in ("run.json", "agent.stderr.log")
-            if (record.run_dir / n).is_file()
+            if (record.run_dir / n).is_file() or known.get(n)
         ]
     items = [
         tag(
@@ -314,3 +335,7 @@ def evidence(record: RunRecord, report_dir: Path) -> Markup:
             tag("ul", items, class_="plain mono"),
         ]
     )
+
+
+def _files(count: int) -> str:
+    return "1 file" if count == 1 else f"{count} files"

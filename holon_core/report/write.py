@@ -8,7 +8,14 @@ from typing import Any
 
 from holon_core.errors import InputError
 from holon_core.report import batch_page, run_page
-from holon_core.report.load import cell_output_dir, kind_of, load_batch, load_run
+from holon_core.report.load import (
+    cell_output_dir,
+    kind_of,
+    load_batch,
+    load_run,
+    load_task,
+    obj,
+)
 from holon_core.untrusted.files import HeldDir
 
 REPORT_NAME = "report.html"
@@ -30,8 +37,12 @@ def write_run_report(
     ``verdict``: ``holon run``'s result object, when the caller has it before ``run.json``.
     """
     record = load_run(path)
-    if verdict is not None:
+    if verdict is not None:  # before run.json exists: the run dir is the verdict's
         record.verdict = verdict
+        run_dir = obj(verdict.get("paths")).get("run_dir")
+        if record.run_dir is None and isinstance(run_dir, str):
+            record.run_dir = Path(run_dir)
+            record.task = load_task(record.run_dir)
     target = _target(out, record.output_dir)
     _write(target, run_page.render(record, target.parent))
     return target
