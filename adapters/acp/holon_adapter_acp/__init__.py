@@ -11,6 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 from holon_adapter_acp.adapter import AcpAdapter, generic_adapter
+from holon_adapter_acp.profiles import PROFILES
 from holon_core import hookimpl
 
 if TYPE_CHECKING:
@@ -25,6 +26,8 @@ __all__ = ["AcpAdapter", "AcpParser", "holon_register_engines"]
 @hookimpl
 def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
     register(generic_adapter(os.environ))
+    for profile in PROFILES:
+        register(profile())
 
 
 def __getattr__(name: str) -> object:

@@ -34,6 +34,8 @@ from holon_core import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from holon_adapter_acp.retries import RetryWatch
+
 #: Seconds the agent gets to answer ``session/cancel`` before the bridge stops it.
 CANCEL_GRACE = 2.0
 
@@ -81,10 +83,14 @@ class AcpAdapter(EngineAdapter):
         stdin = self.prompt_text(run).encode("utf-8")
         return LaunchPlan(bridge, env, run.workspace, stdin=stdin, grace_seconds=CANCEL_GRACE + 3)
 
+    #: The agent's silent model retries, counted on its stderr (``retries.py``).
+    retry_watch: ClassVar[RetryWatch | None] = None
+
     def event_parser(self, run: RunContext) -> EventParser:
         from holon_adapter_acp.parser import AcpParser  # see holon_adapter_acp/__init__.py
 
-        return AcpParser(model=run.model)
+        watch = self.retry_watch
+        return AcpParser(run.model, (watch, watch.limit(run.env)) if watch else None)
 
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         checks = super().preflight(env)

@@ -6,6 +6,8 @@ model error may still answer ``end_turn``.
 
 from __future__ import annotations
 
+import re
+
 #: stopReason -> (reason code, sentence); ``end_turn`` is absent: it is the success path.
 STOP_REASONS: dict[str, tuple[str, str]] = {
     "max_tokens": (
@@ -21,6 +23,12 @@ STOP_REASONS: dict[str, tuple[str, str]] = {
 }
 #: JSON-RPC codes ACP gives a meaning; agents put HTTP statuses in ``code`` too (gemini --acp).
 AUTH_REQUIRED = -32000
+#: What agents that wrap an API error in -32603 say about it (OpenCode names no status).
+_AUTH = re.compile(
+    r"\b40[13]\b|unauthori[sz]ed|authenticat|invalid.{0,12}api.?key|x-api-key|permission denied",
+    re.IGNORECASE,
+)
+_RATE = re.compile(r"\b429\b|rate.?limit|quota|too many requests", re.IGNORECASE)
 METHOD_NOT_FOUND = -32601
 
 
@@ -30,10 +38,9 @@ def error_reason(code: object, message: str) -> str:
         return "auth_failed"
     if code == 429:
         return "rate_limited"
-    lowered = message.lower()
-    if "unauthorized" in lowered or "authentication" in lowered or "api key" in lowered:
+    if _AUTH.search(message):
         return "auth_failed"
-    if "rate limit" in lowered or "quota" in lowered:
+    if _RATE.search(message):
         return "rate_limited"
     return "engine_error"
 

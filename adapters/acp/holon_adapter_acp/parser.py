@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from holon_adapter_acp.outcome_map import STOP_REASONS, error_reason, error_sentence
+from holon_adapter_acp.retries import RetryWatch, retry_reason
 from holon_adapter_acp.tools import FINISHED, ToolCall, finish, start_event
 from holon_core import Event, JsonLinesParser
 
@@ -30,9 +31,13 @@ EMPTY_TURN = (
 class AcpParser(JsonLinesParser):
     """Reads the bridge's stdout; one instance per run."""
 
-    def __init__(self, model: str | None = None) -> None:
+    def __init__(
+        self, model: str | None = None, retries: tuple[RetryWatch, int] | None = None
+    ) -> None:
         super().__init__()
         self.report.model = model
+        self._retries = retries
+        self._failed_calls = 0
         self._calls: dict[str, ToolCall] = {}
         self._text: list[str] = []
         self._unanswerable: list[str] = []
@@ -125,17 +130,16 @@ class AcpParser(JsonLinesParser):
 
     def _tool_update(self, update: dict[str, Any]) -> list[Event]:
         tool_id = str(update.get("toolCallId"))
-        call = self._calls.get(tool_id)
+        call = self._calls.setdefault(tool_id, ToolCall(tool_id))
+        call.merge(update)
         events: list[Event] = []
-        if call is None:
-            call = self._calls[tool_id] = ToolCall(tool_id)
-            call.merge(update)
+        finished = call.fields.get("status") in FINISHED
+        if not call.announced and (finished or call.ready()):
+            call.announced = True
             self.report.tool_calls += 1
             self._text.clear()  # the final answer is the text after the last tool call
             events.append(start_event(call))
-        else:
-            call.merge(update)
-        if call.fields.get("status") in FINISHED and not call.finished:
+        if finished and not call.finished:
             event, outcome = finish(call)
             self.report.record_tool_result(outcome)
             events.append(event)
@@ -192,6 +196,21 @@ class AcpParser(JsonLinesParser):
             f"the ACP agent exited (code {code}) before it answered {raw.get('stage')}"
         )
         return [Event(type="error", text=self.report.error, data={"exit_code": code})]
+
+    def feed_stderr(self, line: str) -> list[Event]:
+        events = super().feed_stderr(line)
+        if self._retries is None or not self._retries[0].failed_call(line):
+            return events
+        watch, limit = self._retries
+        self._failed_calls += 1
+        if self._failed_calls > limit and self.report.abort_reason is None:
+            reason = retry_reason(line)
+            self.report.reason = self.report.abort_reason = reason
+            self.report.error = (
+                f"the agent's model calls failed {self._failed_calls} times and it kept "
+                f"retrying; holon stopped it after {limit} retries ({watch.variable})"
+            )
+        return events
 
     def _usage_from_meta(self, meta: Any) -> None:
         """Token counts some agents put in the prompt answer's ``_meta`` (gemini: ``quota``)."""

@@ -28,7 +28,15 @@ OUTPUT_CHARS = 4000
 class ToolCall:
     tool_id: str
     fields: dict[str, Any] = field(default_factory=dict)
+    #: The ``tool_call`` event was written (held back while the call is pending and empty).
+    announced: bool = False
     finished: bool = False
+
+    def ready(self) -> bool:
+        """Worth announcing: it runs, or says what it will run (OpenCode starts empty)."""
+        return self.fields.get("status") not in (None, "pending") or bool(
+            self.fields.get("rawInput")
+        )
 
     def merge(self, update: dict[str, Any]) -> None:
         for key, value in update.items():
@@ -41,15 +49,18 @@ class ToolCall:
         return str(kind) if kind else str(self.fields.get("title") or "tool")
 
     def command(self) -> str | None:
+        """The shell command line: from ``rawInput``, else an ``execute`` call's title
+        (``gemini --acp`` sends no ``rawInput``; its title is the command)."""
         raw = self.fields.get("rawInput")
-        if not isinstance(raw, dict):
-            return None
         for key in COMMAND_KEYS:
-            value = raw.get(key)
+            value = raw.get(key) if isinstance(raw, dict) else None
             if isinstance(value, list) and all(isinstance(word, str) for word in value):
                 return " ".join(value)
             if isinstance(value, str) and value.strip():
                 return value
+        title = self.fields.get("title")
+        if self.fields.get("kind") == "execute" and isinstance(title, str) and title.strip():
+            return title
         return None
 
 

@@ -1,0 +1,138 @@
+"""The shipped profiles: a direct adapter's CLI in its ACP mode, behind the bridge.
+
+Each profile reuses what its direct adapter knows (``direct.py``): the binary and its pinned
+package (``holon engines install gemini``), the preflight, the hermetic home and environment
+its ``launch`` builds, the endpoint variables the gateway and the scripted model server use,
+native skill staging. Only the command differs: the CLI's ACP server with the direct
+launch's no-prompt settings, instead of its one-shot mode. The declarations below mirror the
+direct adapter's (data the core reads before any launch); a test holds them equal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, ClassVar
+
+from holon_adapter_acp.adapter import AcpAdapter
+from holon_adapter_acp.direct import direct_adapter, flag_value
+from holon_adapter_acp.retries import OPENCODE, RetryWatch
+from holon_core import Capabilities, Check, EngineAdapter, RunContext
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from holon_core import LaunchPlan, ResolvedSkill, StagedSkill
+
+
+class ProfileAdapter(AcpAdapter):
+    """An ACP profile of the direct adapter ``direct_engine``."""
+
+    direct_engine: ClassVar[str]
+    #: The direct adapter writes the system prompt into the engine's home (else it is prepended).
+    system_in_home: ClassVar[bool] = False
+
+    def direct(self) -> EngineAdapter:
+        adapter = direct_adapter(self.direct_engine)
+        if adapter is None:
+            from holon_core import EngineNotInstalled
+
+            raise EngineNotInstalled(
+                f"engine {self.name} runs the {self.direct_engine} adapter's CLI, and no "
+                f"installed plugin provides engine {self.direct_engine}",
+                hint=f"pip install holon-adapter-{self.direct_engine}",
+            )
+        return adapter
+
+    def acp_command(self, binary: str, plan: LaunchPlan) -> list[str]:
+        """The ACP server's command line, given the direct adapter's one-shot launch."""
+        raise NotImplementedError
+
+    # -- what the direct adapter answers ---------------------------------------------------
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        adapter = direct_adapter(self.direct_engine)
+        if adapter is None:
+            detail = f"no installed plugin provides engine {self.direct_engine}"
+            hint = f"pip install holon-adapter-{self.direct_engine}"
+            return [Check("direct_adapter", False, detail, hint, "engine_missing")]
+        return adapter.preflight(env)
+
+    def locate_binary(self, env: Mapping[str, str]) -> Path | None:
+        adapter = direct_adapter(self.direct_engine)
+        return adapter.locate_binary(env) if adapter is not None else None
+
+    def version_of(self, binary: Path) -> str | None:
+        return self.direct().version_of(binary)
+
+    def accepts_model(self, model: str) -> bool:
+        return self.direct().accepts_model(model)
+
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        return self.direct().endpoint_env(base_url)
+
+    def stage_skills(self, run: RunContext, skills: list[ResolvedSkill]) -> list[StagedSkill]:
+        direct = self.direct()
+        return direct.stage_skills(dataclasses.replace(run, engine=direct), skills)
+
+    # -- the launch ------------------------------------------------------------------------
+    def agent_argv(self, run: RunContext) -> tuple[list[str], dict[str, str]]:
+        direct = self.direct()
+        plan = direct.launch(dataclasses.replace(run, engine=direct))
+        return self.acp_command(plan.argv[0], plan), plan.env
+
+    def prompt_text(self, run: RunContext) -> str:
+        return run.prompt.user if self.system_in_home else super().prompt_text(run)
+
+
+class GeminiProfile(ProfileAdapter):
+    """``gemini --acp``: Gemini CLI's own ACP server."""
+
+    name: ClassVar[str] = "acp-gemini"
+    direct_engine: ClassVar[str] = "gemini"
+    system_in_home = True  # GEMINI.md in the run-local home
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        native_skills=True,
+        max_steps=True,
+        model_selection=True,
+        session_id=True,
+        usage_reporting=True,
+        needs_credentials=True,
+    )
+    credential_env: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    passthrough_env: ClassVar[tuple[str, ...]] = ("GOOGLE_GEMINI_BASE_URL",)
+    workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".gemini/skills", ".agents/skills")
+    model_api: ClassVar[str | None] = "google-generate-content"
+
+    def acp_command(self, binary: str, plan: LaunchPlan) -> list[str]:
+        # --yolo: every tool allowed up front, as the direct launch does; --skip-trust: the
+        # direct adapter's folder-trust order (its home.py); -m: the model it chose.
+        argv = [binary, "--acp", "--yolo", "--skip-trust"]
+        model = flag_value(plan.argv, "-m")
+        return [*argv, "-m", model] if model else argv
+
+
+class OpenCodeProfile(ProfileAdapter):
+    """``opencode acp``: OpenCode's ACP server, with the direct adapter's generated config."""
+
+    name: ClassVar[str] = "acp-opencode"
+    direct_engine: ClassVar[str] = "opencode"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        native_skills=True,
+        max_steps=True,
+        model_selection=True,
+        session_id=True,
+        needs_credentials=True,
+    )
+    credential_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
+    passthrough_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_BASE_URL",)
+    workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".opencode/skills", ".agents/skills")
+    model_api: ClassVar[str | None] = "anthropic-messages"
+    retry_watch: ClassVar[RetryWatch | None] = OPENCODE
+
+    def acp_command(self, binary: str, plan: LaunchPlan) -> list[str]:
+        # The config the direct launch wrote (model, permissions allowed, nothing fetched)
+        # is in the home its environment points at; --pure loads no external plugin.
+        return [binary, "acp", "--print-logs", "--log-level", "WARN", "--pure"]
+
+
+PROFILES: tuple[type[ProfileAdapter], ...] = (GeminiProfile, OpenCodeProfile)
