@@ -1,4 +1,6 @@
-# Bootstraps everything on a fresh machine with Python 3.11+, Node 20+ and git.
+# Bootstraps everything on a fresh machine with Python 3.11+, Node 20+ and git. `make test`
+# also needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium): the HTML
+# report's tests open it there (tests/report/browser.py says so when it is missing).
 # uv comes from PyPI (installed with the machine's Python if missing); it never downloads
 # an interpreter. Engines come from the npm registry at the pinned versions.
 
