@@ -37,6 +37,7 @@ def to_engine(run: RunState, context: RunContext) -> None:
     tracing: Tracing | None = run.metadata.get(_KEY)
     if tracing is not None:
         context.env = {**context.env, **tracing.child_env()}
+        tracing.warm_up()  # the SDK's import, while the engine starts and runs
 
 
 def finish(run: RunState) -> None:
