@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from holon_core.report.markup import Markup, join, tag
 
-_ROW = 30
-_LABEL = 120
-_WIDTH = 460
-_VALUE = 90
+_ROW = 28
+_LABEL = 86
+_WIDTH = 360
+_VALUE = 78
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,8 @@ table { border-collapse: collapse; width: 100%; font-size: 14px; }
 th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--line);
   vertical-align: top; }
 th { font-size: 12px; color: var(--muted); text-transform: uppercase; letter-spacing: .03em; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tbody th { text-transform: none; font-size: 14px; color: var(--fg); letter-spacing: 0; }
 ul.plain { padding-left: 20px; margin: 6px 0; }
 .notice { border: 1px solid #f5e0a0; background: var(--warn-bg); border-radius: 6px;
   padding: 8px 12px; margin: 6px 0; }
@@ -136,7 +137,7 @@ pre.diff .meta { color: var(--muted); font-style: italic; }
 .chart-box { margin: 0; border: 1px solid var(--line); border-radius: 8px; padding: 10px; }
 .chart-box figcaption { font-weight: 600; font-size: 14px; margin-bottom: 4px; }
 svg.chart { width: 100%; height: auto; display: block; }
-.chart-label, .chart-value { font-size: 12px; fill: var(--fg); }
+.chart-label, .chart-value { font-size: 14px; fill: var(--fg); }
 .chart-track { fill: var(--soft); }
 .chart-bar.ok { fill: var(--ok); } .chart-bar.cost { fill: #8250df; }
 .chart-bar.time { fill: var(--accent); }
