@@ -5,6 +5,7 @@ or a bug leaves nothing behind (and an older cassette at the target untouched).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -34,10 +35,12 @@ def target_problem(target: Path) -> str | None:
     if target.is_dir() and any(target.iterdir()) and not (target / INFO_FILE).is_file():
         return f"{target} is a directory that holds files but no cassette ({INFO_FILE})"
     parent = target.parent
+    while not parent.exists() and parent != parent.parent:  # made when the cassette is written
+        parent = parent.parent
     if not parent.is_dir():
-        return f"its parent directory {parent} does not exist"
+        return f"{parent} is not a directory"
     if not os.access(parent, os.W_OK | os.X_OK):
-        return f"its parent directory {parent} is not writable"
+        return f"the directory {parent} is not writable"
     return None
 
 
@@ -66,6 +69,7 @@ def write_cassette(
         )
     # The info's free text (spec, error) is redacted like everything else.
     info = CassetteInfo.model_validate_json(scrubber.text(info.model_dump_json(by_alias=True)))
+    made = _make_parents(target.parent)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         (staging / INFO_FILE).write_text(info_text(info))
@@ -83,7 +87,21 @@ def write_cassette(
         _move_into_place(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        for directory in made:  # innermost first; only the ones made here, still empty
+            with contextlib.suppress(OSError):
+                directory.rmdir()
         raise
+
+
+def _make_parents(parent: Path) -> list[Path]:
+    """Create ``parent`` and its missing ancestors; the ones made, innermost first."""
+    missing = []
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    for directory in reversed(missing):
+        directory.mkdir()
+    return missing
 
 
 def _move_into_place(staging: Path, target: Path) -> None:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holon_core.cli.record_option import add_record_option, record_option
 from holon_core.errors import HolonError, InputError
 from holon_core.runner.agent_env import AGENT_CMD_ENV, AGENT_PATHS, AGENT_PATHS_ENV
 from holon_core.spec.durations import parse_duration
@@ -78,6 +79,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="stop the run once its model calls cost this much, e.g. 2.50 (budget_exceeded; "
         "HOLON_MAX_COST_USD; docs/gateway.md)",
     )
+    add_record_option(parser)
     parser.add_argument(
         "--agent",
         metavar="COMMAND",
@@ -197,6 +199,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
             keep_snapshot=args.keep_snapshot,
             timeout=timeout,
             max_cost_usd=max_cost_option(args.max_cost),
+            record=record_option(args.record, container=args.container is not None),
             progress=not args.quiet,
             container=_container(args),
             serve=args.serve,

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from holon_core.cli.record_option import add_record_option, record_option
 from holon_core.cli.run_cmd import max_cost_option, report_option, timeout_option
 from holon_core.errors import HolonError, InputError
 
@@ -58,6 +59,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument(
         "--keep-snapshot", action="store_true", help="keep the snapshot and run-local homes"
     )
+    add_record_option(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     report_option(parser)
@@ -79,6 +81,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
     try:
         timeout = timeout_option(args.timeout)
         max_cost = max_cost_option(args.max_cost)
+        record = record_option(args.record)  # before any GitHub call
         workspace = args.workspace.expanduser().resolve()
         request, title, token = _prepare(args, env, workspace)
         with tempfile.TemporaryDirectory(prefix="holon-solve-") as tmp:
@@ -94,6 +97,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
                 keep_snapshot=args.keep_snapshot,
                 timeout=timeout,
                 max_cost_usd=max_cost,
+                record=record,
                 progress=not args.quiet,
                 report=args.report,
             )

@@ -58,6 +58,8 @@ class RunOptions:
     timeout: float | None = None
     #: ``--max-cost``: the model gateway's cost limit (HOLON_MAX_COST_USD; docs/gateway.md).
     max_cost_usd: float | None = None
+    #: ``--record DIR``: holon-agent writes the run's cassette there (docs/cassettes.md).
+    record: Path | None = None
     progress: bool = True
     container: ContainerOptions | None = None  # run holon-agent in a container (container.py)
     serve: bool = False  # the one turn through `holon-agent serve --once` (serve/once.py)
@@ -308,6 +310,8 @@ def _launch(
     extra = {"HOLON_TIMEOUT": f"{options.timeout:g}"} if options.timeout else {}
     if options.max_cost_usd is not None:
         extra["HOLON_MAX_COST_USD"] = f"{options.max_cost_usd:g}"
+    if options.record is not None:
+        extra["HOLON_RECORD"] = str(options.record)
     child_env = agent_env(
         env, home=layout.home, tmp=layout.tmp, engine_vars=engine_vars, extra=extra
     )
