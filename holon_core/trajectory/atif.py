@@ -3,9 +3,9 @@
 A pure function of what the run recorded, so a trajectory can be made again from a run's
 output dir. The conversation starts with holon's compiled prompt (the ``system`` and
 ``user`` steps the engine was given), then the engine's steps (:mod:`.steps`). The outcome,
-reason and error go into ``notes`` and ``extra`` (ATIF has no field for them); a run that
-ended before anything was said still has one ``system`` step saying why, since ATIF wants
-at least one step.
+reason and error go into ``notes`` and ``extra`` (ATIF has no field for them), and a run
+that did not succeed ends with a ``system`` step saying why (so a viewer shows it); a run
+that ended before anything was said has that step alone (ATIF wants at least one).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def build_trajectory(
     per_step = attach_call_metrics(engine_steps, calls, model)
     steps += engine_steps
     ending = _ending(manifest, meta)
-    if not steps:
+    if manifest.get("outcome") != "success" or not steps:
         steps.append({"source": "system", "message": f"holon: {ending}"})
     for number, step in enumerate(steps, start=1):
         step["step_id"] = number

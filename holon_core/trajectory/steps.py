@@ -8,9 +8,9 @@ Consecutive messages of one step are joined (a streamed delta directly, whole me
 a blank line). A tool's result becomes the observation of the step that made the call, keyed
 by its ``tool_call_id``; an amended result (an exit code an engine reveals only after the
 run) updates the earlier one; a result whose call was never seen is kept without a
-``source_call_id``. An engine ``error`` or holon ``note`` becomes a ``system`` step. Phases,
-stderr lines, usage and the terminal ``result`` event are not steps (the manifest and the
-metrics carry what they say).
+``source_call_id``. An engine ``error`` or ``retry`` or a holon ``note`` becomes a ``system``
+step. Phases, stderr lines, usage and the terminal ``result`` event are not steps (the
+manifest and the metrics carry what they say).
 """
 
 from __future__ import annotations
@@ -133,6 +133,8 @@ def event_steps(
             builder.system(event, "engine error: ")
         elif kind == "note":
             builder.system(event, "holon: ")
+        elif kind == "retry":
+            builder.system(event, "engine retries the model request: ")
     return [s.as_atif() if isinstance(s, AgentStep) else s for s in builder.steps]
 
 

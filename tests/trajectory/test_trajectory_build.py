@@ -101,7 +101,8 @@ def test_edge_events_make_a_valid_trajectory(tmp_path):
         ),
     )
     steps = document["steps"]
-    assert [s["source"] for s in steps] == ["system", "user", "agent", "system", "agent", "system"]
+    sources = ["system", "user", "agent", "system", "agent", "system", "system"]
+    assert [s["source"] for s in steps] == sources
     first = steps[2]
     assert first["message"] == "I will look."
     assert [c["arguments"] for c in first["tool_calls"]] == [{"command": "ls"}, {"command": "pwd"}]
@@ -114,6 +115,9 @@ def test_edge_events_make_a_valid_trajectory(tmp_path):
     assert refused["tool_calls"][0]["arguments"] == {"input": "a plain string"}
     assert refused["observation"]["results"][0]["content"] == "not allowed"
     assert steps[5]["message"] == "holon: events_dropped=3"
+    assert steps[6]["message"] == (
+        "holon: ended failure (engine_crashed): the engine stopped"
+    )  # a run that did not succeed ends saying why
     # Two agent steps, one model call: no step is given a call it may not have made.
     assert all("metrics" not in s for s in steps)
     assert document["final_metrics"]["total_cached_tokens"] == 2
@@ -149,7 +153,10 @@ def test_the_oracle_rejects_what_atif_forbids(tmp_path):
     assert "only applicable when source is 'agent'" in done.stderr
 
 
-SONNET_RUN = {"metadata": {"engine": {"name": "claude", "model": "claude-sonnet-4-5"}}}
+SONNET_RUN = {
+    "outcome": "success",
+    "metadata": {"engine": {"name": "claude", "model": "claude-sonnet-4-5"}},
+}
 
 
 def test_side_calls_to_another_model_are_left_out_of_the_steps(tmp_path):

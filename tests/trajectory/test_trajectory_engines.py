@@ -115,3 +115,7 @@ def test_a_failed_engine_run_says_why(engine_binary, scripted_provider, tmp_path
     reason = result.manifest["metadata"]["reason"]
     assert document["extra"]["reason"] == reason
     assert document["notes"].startswith(f"holon run ended failure ({reason})")
+    retry, last = document["steps"][-2:]
+    assert retry["source"] == "system" and "authentication_failed" in retry["message"]
+    assert last["source"] == "system"
+    assert last["message"].startswith(f"holon: ended failure ({reason})")
