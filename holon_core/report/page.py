@@ -50,6 +50,7 @@ CSS = """
   --ok: #1a7f37; --ok-bg: #dafbe1; --bad: #cf222e; --bad-bg: #ffebe9;
   --warn: #9a6700; --warn-bg: #fff8c5; --accent: #0969da; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; color: var(--fg); background: #fff; line-height: 1.5;
   font: 15px/1.5 -apple-system, "Segoe UI", "Noto Sans", Helvetica, Arial, sans-serif; }
 main { max-width: 1120px; margin: 0 auto; padding: 24px 28px 64px; }
