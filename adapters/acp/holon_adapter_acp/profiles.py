@@ -11,18 +11,21 @@ direct adapter's (data the core reads before any launch); a test holds them equa
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from holon_adapter_acp.adapter import AcpAdapter
 from holon_adapter_acp.direct import direct_adapter, flag_value
 from holon_adapter_acp.retries import OPENCODE, RetryWatch
-from holon_core import Capabilities, Check, EngineAdapter, RunContext
+from holon_core import Capabilities, Check, EngineAdapter, EnginePackage, RunContext
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
 
     from holon_core import LaunchPlan, ResolvedSkill, StagedSkill
+
+#: The pinned package.json and lock of each profile shipped as an npm ACP server.
+PINS = Path(__file__).with_name("engine_pin")
 
 
 class ProfileAdapter(AcpAdapter):
@@ -44,24 +47,34 @@ class ProfileAdapter(AcpAdapter):
             )
         return adapter
 
-    def acp_command(self, binary: str, plan: LaunchPlan) -> list[str]:
-        """The ACP server's command line, given the direct adapter's one-shot launch."""
+    def acp_command(self, run: RunContext, binary: str, plan: LaunchPlan) -> list[str]:
+        """The ACP server's command line, given the direct adapter's one-shot launch (its
+        ``binary`` and ``plan``, whose environment the agent gets)."""
         raise NotImplementedError
 
     # -- what the direct adapter answers ---------------------------------------------------
+    # A profile with its own ``engine_package`` (an ACP server on npm) is that binary; the
+    # others are the direct adapter's CLI itself.
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         adapter = direct_adapter(self.direct_engine)
         if adapter is None:
             detail = f"no installed plugin provides engine {self.direct_engine}"
             hint = f"pip install holon-adapter-{self.direct_engine}"
             return [Check("direct_adapter", False, detail, hint, "engine_missing")]
-        return adapter.preflight(env)
+        if self.engine_package is None:
+            return adapter.preflight(env)
+        own = EngineAdapter.preflight(self, env)
+        return own + [check for check in adapter.preflight(env) if check.name != "credentials"]
 
     def locate_binary(self, env: Mapping[str, str]) -> Path | None:
+        if self.engine_package is not None:
+            return super().locate_binary(env)
         adapter = direct_adapter(self.direct_engine)
         return adapter.locate_binary(env) if adapter is not None else None
 
     def version_of(self, binary: Path) -> str | None:
+        if self.engine_package is not None:
+            return super().version_of(binary)
         return self.direct().version_of(binary)
 
     def accepts_model(self, model: str) -> bool:
@@ -77,8 +90,15 @@ class ProfileAdapter(AcpAdapter):
     # -- the launch ------------------------------------------------------------------------
     def agent_argv(self, run: RunContext) -> tuple[list[str], dict[str, str]]:
         direct = self.direct()
-        plan = direct.launch(dataclasses.replace(run, engine=direct))
-        return self.acp_command(plan.argv[0], plan), plan.env
+        own = self.engine_package is not None
+        as_direct = dataclasses.replace(
+            run,
+            engine=direct,
+            binary=None if own else run.binary,
+            engine_version=None if own else run.engine_version,
+        )
+        plan = direct.launch(as_direct)
+        return self.acp_command(run, plan.argv[0], plan), plan.env
 
     def prompt_text(self, run: RunContext) -> str:
         return run.prompt.user if self.system_in_home else super().prompt_text(run)
@@ -103,7 +123,7 @@ class GeminiProfile(ProfileAdapter):
     workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".gemini/skills", ".agents/skills")
     model_api: ClassVar[str | None] = "google-generate-content"
 
-    def acp_command(self, binary: str, plan: LaunchPlan) -> list[str]:
+    def acp_command(self, run: RunContext, binary: str, plan: LaunchPlan) -> list[str]:
         # --yolo: every tool allowed up front, as the direct launch does; --skip-trust: the
         # direct adapter's folder-trust order (its home.py); -m: the model it chose.
         argv = [binary, "--acp", "--yolo", "--skip-trust"]
@@ -129,10 +149,43 @@ class OpenCodeProfile(ProfileAdapter):
     model_api: ClassVar[str | None] = "anthropic-messages"
     retry_watch: ClassVar[RetryWatch | None] = OPENCODE
 
-    def acp_command(self, binary: str, plan: LaunchPlan) -> list[str]:
+    def acp_command(self, run: RunContext, binary: str, plan: LaunchPlan) -> list[str]:
         # The config the direct launch wrote (model, permissions allowed, nothing fetched)
         # is in the home its environment points at; --pure loads no external plugin.
         return [binary, "acp", "--print-logs", "--log-level", "WARN", "--pure"]
 
 
-PROFILES: tuple[type[ProfileAdapter], ...] = (GeminiProfile, OpenCodeProfile)
+class ClaudeProfile(ProfileAdapter):
+    """``claude-agent-acp``: the ACP server on the Claude Agent SDK, running the direct
+    adapter's pinned ``claude`` (``CLAUDE_CODE_EXECUTABLE``) in its run-local config home."""
+
+    name: ClassVar[str] = "acp-claude"
+    direct_engine: ClassVar[str] = "claude"
+    engine_package: ClassVar[EnginePackage | None] = EnginePackage(
+        npm="@agentclientprotocol/claude-agent-acp",
+        version="0.101.0",
+        supported=("0.101", "0.101"),
+        binary="claude-agent-acp",
+        pins=PINS / "acp-claude",
+    )
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        native_skills=True, model_selection=True, session_id=True, needs_credentials=True
+    )
+    credential_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+    passthrough_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_BASE_URL",)
+    workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".claude/skills",)
+    model_api: ClassVar[str | None] = "anthropic-messages"
+
+    def bridge_options(self, run: RunContext) -> list[str]:
+        # The direct launch's --dangerously-skip-permissions, as an ACP session mode.
+        return ["--mode", "bypassPermissions"]
+
+    def acp_command(self, run: RunContext, binary: str, plan: LaunchPlan) -> list[str]:
+        plan.env["CLAUDE_CODE_EXECUTABLE"] = binary
+        model = flag_value(plan.argv, "--model")
+        if model:
+            plan.env["ANTHROPIC_MODEL"] = model
+        return [str(self.require_binary(run))]
+
+
+PROFILES: tuple[type[ProfileAdapter], ...] = (GeminiProfile, OpenCodeProfile, ClaudeProfile)

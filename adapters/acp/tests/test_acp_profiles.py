@@ -21,12 +21,14 @@ from holon_core.testing import AgentResult, Task, processes_under, run_agent
 SETUP: dict[str, tuple[str, str, dict[str, str]]] = {
     "acp-gemini": ("gemini", "gemini-test-model", {"HOLON_GEMINI_MAX_ATTEMPTS": "1"}),
     "acp-opencode": ("opencode", "fake-model-1", {"HOLON_OPENCODE_MAX_RETRIES": "1"}),
+    "acp-claude": ("claude", "claude-sonnet-4-5", {"HOLON_CLAUDE_MAX_RETRIES": "0"}),
 }
 
 
 @pytest.fixture(params=sorted(SETUP))
 def profile(request: pytest.FixtureRequest, engine_binary: Any) -> str:
     engine_binary(SETUP[request.param][0])  # a missing engine fails the test, never skips
+    engine_binary(request.param)
     return str(request.param)
 
 
