@@ -17,6 +17,7 @@ BENCHMARKS = (
     "diff_bench",
     "snapshot_bench",
     "output_throughput",
+    "trajectory_build",
 )
 
 
