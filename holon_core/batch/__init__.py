@@ -1,9 +1,8 @@
-"""``holon batch``: many ``holon run``s from one job file, on this machine or on Ray."""
+"""``holon batch``: many ``holon run``s from one job file, on this machine or on Ray.
 
-from __future__ import annotations
-
-from holon_core.batch.job import Job, load_job
-from holon_core.batch.results import CellResult
-from holon_core.batch.run import BatchOptions, BatchOutcome, run_batch
-
-__all__ = ["BatchOptions", "BatchOutcome", "CellResult", "Job", "load_job", "run_batch"]
+Owns the job file (``job``), its cells (``cells``), the bounded pool and its executors
+(``pool``, ``local``, ``holon_run``, ``ray_executor``, ``ray_worker``), retries, results and
+resume (``retry``, ``results``), progress and the report (``progress``, ``report``), run by
+``run``. It drives ``holon run`` as a separate process per cell and may import the runner's
+helpers and the layers below; import from the modules, this file imports nothing.
+"""

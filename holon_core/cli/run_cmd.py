@@ -176,7 +176,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, stops: StopSignals) -> int:
-    from holon_core.runner import RunOptions, render_human, run_task
+    from holon_core.runner.report import render_human
+    from holon_core.runner.run import RunOptions, run_task
     from holon_core.runner.report import RunAborted
     from holon_core.runner.signals import RunCancelled
     from holon_core.runner.streams import write_safely

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, stops: StopSignals) -> int:
-    from holon_core.runner import RunOptions, run_task
+    from holon_core.runner.run import RunOptions, run_task
     from holon_core.runner.report import RunAborted
     from holon_core.runner.signals import RunCancelled
 
@@ -188,7 +188,7 @@ def _publish_result(result: RunResult) -> dict[str, Any] | None:
 
 
 def _report(args: argparse.Namespace, result: RunResult, request: dict[str, Any]) -> int:
-    from holon_core.runner import render_human
+    from holon_core.runner.report import render_human
     from holon_core.runner.streams import write_safely
 
     published = _publish_result(result)

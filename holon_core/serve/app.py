@@ -33,7 +33,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from holon_core._version import __version__
-from holon_core.serve.protocol import RequestError, error_body, parse_request
+from holon_core.serve.errors import RequestError, error_body
+from holon_core.serve.protocol import parse_request
 from holon_core.serve.queue import QueueClosed, QueueFull, Ticket, TurnQueue, WorkspaceUse
 from holon_core.serve.stream import TurnStream
 from holon_core.serve.turn import (

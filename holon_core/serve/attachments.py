@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 
-from holon_core.serve.protocol import RequestError
+from holon_core.serve.errors import RequestError
 
 MAX_ATTACHMENTS = 16
 MAX_REQUEST_ATTACHMENTS = 64

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from holon_core.models.spec import Budget, Spec
-from holon_core.serve.protocol import RequestError
+from holon_core.serve.errors import RequestError
 from holon_core.spec.rules import BUDGET, Findings
 
 LIMITS = ("max_cost_usd", "max_tokens", "max_model_calls")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from holon_core.serve import attachments as att
-from holon_core.serve.protocol import RequestError
+from holon_core.serve.errors import RequestError
 
 #: Characters of one echoed tool output kept in the history.
 TOOL_OUTPUT_CHARS = 2000

@@ -12,6 +12,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from holon_core.serve.errors import RequestError
+
 #: Ids holon generates and accepts from clients: no path separators, no dot-dot.
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 HOLON_FIELDS = ("session_id", "turn_id", "input_dir", "output_dir", "workspace")
@@ -45,39 +47,6 @@ def new_id(prefix: str) -> str:
 
 def valid_id(value: str) -> bool:
     return bool(ID_PATTERN.match(value)) and ".." not in value
-
-
-class RequestError(Exception):
-    """A request the server refuses, with its HTTP status and Open Responses error fields."""
-
-    def __init__(
-        self,
-        status: int,
-        message: str,
-        *,
-        param: str | None = None,
-        code: str | None = None,
-        kind: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.param = param
-        self.code = code
-        self.kind = kind or _KINDS.get(status, "invalid_request")
-
-    def body(self) -> dict[str, Any]:
-        return error_body(self.message, self.kind, param=self.param, code=self.code)
-
-
-_KINDS = {404: "not_found", 429: "too_many_requests", 500: "server_error"}
-
-
-def error_body(
-    message: str, kind: str, *, param: str | None = None, code: str | None = None
-) -> dict[str, Any]:
-    """The Open Responses error object: ``{"error": {message, type, param, code}}``."""
-    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
 @dataclass
@@ -144,7 +113,7 @@ def parse_request(body: object) -> TurnRequest:
             code="ambiguous_history",
         )
     holon = dict(_optional(body, "holon", dict) or {})
-    from holon_core.serve.budget import parse_budget  # it imports RequestError
+    from holon_core.serve.budget import parse_budget
 
     budget = parse_budget(holon.pop("budget", None))
     extra = sorted(set(holon) - set(HOLON_FIELDS))
@@ -238,7 +207,7 @@ def _optional(body: dict[str, Any], name: str, kind: type) -> Any:
 def _parse_input(value: object) -> tuple[str, list[dict[str, Any]], Any]:
     """This turn's text, the items as sent, and the input sorted by where it goes
     (:mod:`holon_core.serve.input_items`: history, system text, attachments)."""
-    from holon_core.serve.input_items import ParsedInput, parse_items  # it imports RequestError
+    from holon_core.serve.input_items import ParsedInput, parse_items
 
     if isinstance(value, str):
         if not value.strip():

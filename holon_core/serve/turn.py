@@ -35,9 +35,9 @@ from holon_core.models.spec import Spec
 from holon_core.record.outcome import Decision
 from holon_core.serve import attachments
 from holon_core.serve.budget import with_budget
+from holon_core.serve.errors import RequestError
 from holon_core.serve.model_choice import ModelChoice, choose_model
 from holon_core.serve.protocol import (
-    RequestError,
     TurnRequest,
     new_id,
     response_object,

@@ -8,7 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from holon_core.serve.protocol import RequestError, parse_request
+from holon_core.serve.errors import RequestError
+from holon_core.serve.protocol import parse_request
 from holon_core.testing.fuzz import FUZZ, json_values, mutated
 
 PNG_URL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg=="

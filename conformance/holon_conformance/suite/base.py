@@ -19,11 +19,13 @@ from typing import Any
 
 import pytest
 
+from holon_conformance.suite.agent_env import PLANTED_SECRETS
 from holon_conformance.suite.cases import CASES, HELLO, NEW_BLOB
-from holon_conformance.suite.harness import PLANTED_SECRETS, RunRecord, Target
+from holon_conformance.suite.harness import Target
 from holon_conformance.suite.hermetic import BaseHermetic
 from holon_conformance.suite.marks import CheckBase as _Base
 from holon_conformance.suite.marks import cap, req
+from holon_conformance.suite.run_record import RunRecord
 from holon_conformance.suite.serve_checks import BaseServe
 
 #: Runs that execute the task (the probe cases do not start the engine).

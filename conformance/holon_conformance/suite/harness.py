@@ -15,90 +15,28 @@ import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 
 from holon_conformance.suite import canary, trace
+from holon_conformance.suite.agent_env import PLANTED_SECRETS, agent_base_env
+from holon_conformance.suite.agent_process import run_pipes, run_pty
 from holon_conformance.suite.cases import CASES, CONTEXT, WORKSPACE, Case
+from holon_conformance.suite.run_record import RunRecord
 
 if TYPE_CHECKING:
     from holon_conformance.suite.serve_session import ServeRecord
     from holon_core.engine.adapter import EngineAdapter
     from holon_core.hooks.manager import HolonPlugins
 
+#: Seconds a case's run may take before the suite stops it.
 RUN_TIMEOUT = 120.0
-#: Seconds holon-agent gets to record a run the suite stops (a prompt seen, a hang).
-STOP_GRACE = 5.0
-#: Variables of the test process that reach holon-agent (everything else is set explicitly).
-#: PYTHONPATH lets ``HOLON_PLUGINS`` name an adapter that is not installed (a checkout).
-PASSED = (
-    "PATH",
-    "LANG",
-    "PYTHONPATH",
-    "HOLON_PLUGINS",
-    "HOLON_LOAD_PLUGINS",
-    "HOLON_DISABLE_PLUGINS",
-)
-#: Unrelated secrets in holon-agent's environment: none may reach the engine, its tools, a
-#: model request or the output (HOLON-HERM-001, HOLON-SEC-001).
-PLANTED_SECRETS = {
-    "AWS_SECRET_ACCESS_KEY": "HOLONPLANTED-aws-wJalrXUtnFEMI-K7MDENG-bPxRfiCY",
-    "GITHUB_TOKEN": "ghp_HOLONPLANTEDgithubtoken0123456789abcdef",
-    "ACME_DEPLOY_TOKEN": "HOLONPLANTED-custom-acme-deploy-7c1e",
-}
-
-
-@dataclass
-class RunRecord:
-    """Everything observed about one run."""
-
-    case: str
-    argv: list[str]
-    exit_code: int | None
-    output: str
-    seconds: float
-    root: Path
-    output_dir: Path
-    workspace: Path
-    manifest: dict[str, Any] | None = None
-    manifest_error: str | None = None
-    timed_out: bool = False
-    prompt_seen: str | None = None
-    input_changed: list[str] = field(default_factory=list)
-    outside_writes: list[str] = field(default_factory=list)
-    #: New entries in the shared /tmp during the run (snapshot: maybe other processes').
-    tmp_new: list[str] = field(default_factory=list)
-    #: Paths the run's own processes created in the shared /tmp (None: not traced).
-    tmp_created: list[str] | None = None
-    #: (pid, program, environment) of every program the run started (None: not traced).
-    execs: list[tuple[int, str, dict[str, str]]] | None = None
-    agent_pid: int | None = None
-    refs_before: str = ""
-    refs_after: str = ""
-    leftovers: list[str] = field(default_factory=list)
-    model_requests: int = 0
-    #: Every request the scripted provider saw, as JSON (path, query, redacted headers, body).
-    requests: list[str] = field(default_factory=list)
-    secrets: list[str] = field(default_factory=list)
-    #: Canary files planted as user config (see :mod:`canary`) -> their hash before the run.
-    planted: dict[Path, str] = field(default_factory=dict)
-
-    @property
-    def stopped(self) -> bool:
-        """The suite ended the run (a prompt on the terminal, or the run timeout)."""
-        return self.timed_out or self.prompt_seen is not None
-
-    def describe(self) -> str:
-        tail = "\n".join(self.output.strip().splitlines()[-15:])
-        return f"case {self.case}: exit {self.exit_code} after {self.seconds:.1f}s\n{tail}"
 
 
 class Target:
@@ -160,16 +98,6 @@ class Target:
 
             self.serve_record = run_session(self)
         return self.serve_record
-
-
-def agent_base_env() -> dict[str, str]:
-    from holon_core.engine.binaries import managed_engine_dir
-
-    env = {k: os.environ[k] for k in PASSED if k in os.environ}
-    env |= {k: v for k, v in os.environ.items() if k.startswith("HOLON_") and k.endswith("_BIN")}
-    env["HOLON_ENGINES_DIR"] = str(managed_engine_dir(os.environ))
-    env.setdefault("LANG", "C.UTF-8")
-    return env
 
 
 def _snapshot(root: Path) -> dict[str, str]:
@@ -262,8 +190,8 @@ def run_case(target: Target, case: Case) -> RunRecord:
         tmp_before = _tmp_entries()
         pids_before = descendant_pids()
         started = time.monotonic()
-        run = _run_pty if case.pty else _run_pipes
-        record = run(case, argv, env, root)
+        run = run_pty if case.pty else run_pipes
+        record = run(case, argv, env, root, RUN_TIMEOUT)
         record.seconds = time.monotonic() - started
         record.leftovers = leftovers(pids_before, grace=1.5)
         record.model_requests = len(provider.turn_requests())
@@ -335,113 +263,6 @@ def _read_manifest(record: RunRecord) -> None:
         record.manifest_error = "manifest.json is not a JSON object"
         return
     record.manifest = data
-
-
-def _traced(argv: list[str], root: Path) -> tuple[list[str], bool]:
-    if trace.strace_binary() is None:
-        return argv, False
-    (root / "trace").mkdir()
-    return trace.traced_argv(argv, root / "trace" / "run"), True
-
-
-def _run_pipes(case: Case, argv: list[str], env: dict[str, str], root: Path) -> RunRecord:
-    """stdin closed (/dev/null), no controlling terminal (own session), output captured."""
-    command, traced = _traced(argv, root)
-    proc = subprocess.Popen(
-        command,
-        env=env,
-        cwd=root,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    agent = trace.agent_pid(proc.pid, argv) if traced else proc.pid
-    timed_out = False
-    deadline = time.monotonic() + RUN_TIMEOUT
-    while True:
-        try:
-            out, _ = proc.communicate(timeout=0.2)
-            break
-        except subprocess.TimeoutExpired:
-            if traced:
-                trace.detach_when_done(proc.pid, agent)
-            if time.monotonic() > deadline:
-                timed_out = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(agent or proc.pid, signal.SIGTERM)  # as in _stop_pty
-                try:
-                    out, _ = proc.communicate(timeout=STOP_GRACE)
-                except subprocess.TimeoutExpired:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    out, _ = proc.communicate()
-                break
-    text = out.decode("utf-8", errors="replace")
-    record = RunRecord(case.name, argv, proc.returncode, text, 0.0, root, root, root)
-    record.timed_out, record.agent_pid = timed_out, agent
-    return record
-
-
-#: What an interactive question looks like on a terminal (onboarding, trust, permission, update).
-PROMPT_PATTERN = (
-    r"(?i)(\[y/n\]|\(y/n\)|\[yes/no\]|press (enter|any key)|do you (want|trust)|"
-    r"continue\?|allow (this|once)|enter your|paste your|select an? |login with|sign in)"
-)
-
-
-def _run_pty(case: Case, argv: list[str], env: dict[str, str], root: Path) -> RunRecord:
-    """The same run with a pseudo-terminal as stdin/stdout/stderr: it must never ask anything."""
-    import pexpect
-
-    command, traced = _traced(argv, root)
-    child = pexpect.spawn(
-        command[0], command[1:], env=env, cwd=str(root), encoding="utf-8", codec_errors="replace"
-    )
-    tracer = int(child.pid or 0)  # pexpect sets it once spawned
-    agent = trace.agent_pid(tracer, argv) if traced else tracer
-    chunks: list[str] = []
-    prompt: str | None = None
-    timed_out = False
-    deadline = time.monotonic() + RUN_TIMEOUT
-    while True:
-        index = child.expect([PROMPT_PATTERN, pexpect.EOF, pexpect.TIMEOUT], timeout=1.0)
-        if index != 2:
-            chunks.append(child.before or "")
-        if index == 0:
-            prompt = str(child.after)
-            chunks.append(prompt)
-            break
-        if index == 1:
-            break
-        if traced:
-            trace.detach_when_done(tracer, agent)
-        if time.monotonic() > deadline:
-            timed_out = True
-            break
-    if prompt is not None or timed_out:
-        chunks.append(_stop_pty(child, agent))
-    child.close(force=True)
-    exit_code = child.exitstatus if child.exitstatus is not None else None
-    record = RunRecord(case.name, argv, exit_code, "".join(chunks), 0.0, root, root, root)
-    record.prompt_seen, record.timed_out, record.agent_pid = prompt, timed_out, agent
-    return record
-
-
-def _stop_pty(child: Any, agent: int | None) -> str:
-    """End a run the way a user would: SIGTERM to holon-agent, which then records a cancelled
-    run and cleans up (the suite reports the prompt or the hang; the run's other rows are then
-    judged on a finished run, not on one the suite killed), and SIGKILL after a grace."""
-    import pexpect
-
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(agent or child.pid, signal.SIGTERM)
-    try:
-        child.expect(pexpect.EOF, timeout=STOP_GRACE)
-        return str(child.before or "")
-    except pexpect.TIMEOUT:
-        child.kill(signal.SIGKILL)
-        return ""
 
 
 def cleanup(target: Target) -> None:

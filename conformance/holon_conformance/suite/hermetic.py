@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 
 from holon_conformance.suite import canary
+from holon_conformance.suite.agent_env import PLANTED_SECRETS
 from holon_conformance.suite.cases import ENV_DUMP_SEEN
-from holon_conformance.suite.harness import PLANTED_SECRETS, RunRecord, Target
+from holon_conformance.suite.harness import Target
 from holon_conformance.suite.marks import CheckBase, cap, req
+from holon_conformance.suite.run_record import RunRecord
 
 #: ``NAME=marker`` as ``env`` prints it (every planted name is upper case, so a JSON-escaped
 #: ``\\n`` before it is not taken for part of the name).

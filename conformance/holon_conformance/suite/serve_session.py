@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from holon_conformance.suite import uds_http
-from holon_conformance.suite.harness import PLANTED_SECRETS, agent_base_env
+from holon_conformance.suite.agent_env import PLANTED_SECRETS, agent_base_env
 
 if TYPE_CHECKING:
     from holon_conformance.provider import ScriptedProvider
