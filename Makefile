@@ -66,6 +66,7 @@ $(ORACLES_DIR)/.unpacked: tests/oracles/requirements.txt | $(UV)
 lint: sync
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
+	$(RUN) python scripts/layout_check.py
 
 typecheck: sync
 	scripts/typecheck.sh
