@@ -21,6 +21,7 @@ REASON_CODES = (
     "auth_failed",
     "rate_limited",
     "budget_exceeded",
+    "replay_mismatch",
     "engine_error",
     "engine_crashed",
     "engine_missing",

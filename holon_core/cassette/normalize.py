@@ -1,0 +1,159 @@
+"""A model request's body with what varies between two runs of the same task taken out.
+
+Two runs of one task never send byte-identical requests: the workspace and the run-local
+home sit at other paths, the date moves, engines mint session, device and item ids, tool
+results carry timings, and prompt-cache markers move each turn. Replay compares requests
+after :func:`normalize_body`, so none of that counts as drift while a changed prompt, skill
+text, tool list or tool result still does. Every rule is listed in ``docs/cassettes.md``
+(section "Matching"); a rule applies to both sides, each with its own paths.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+#: Fields dropped wherever they appear: per-request bookkeeping, never what the model reads.
+#: ``cache_control``: Anthropic prompt-cache breakpoints move each turn; ``metadata``
+#: (Anthropic ``user_id``, OpenAI): device, account and session ids; ``prompt_cache_key``
+#: and ``client_metadata`` (OpenAI Responses, Codex): the conversation and installation ids.
+DROPPED_FIELDS = frozenset({"cache_control", "metadata", "prompt_cache_key", "client_metadata"})
+
+#: Fields holding an id that links a tool call to its result. Replay serves recorded bytes,
+#: so server-minted ids come back identical, but clients mint some (Gemini's function-call
+#: ids, Codex's item ids): each distinct value becomes ``<id-N>`` in order of appearance,
+#: which keeps every call-result link and drops the value.
+ID_FIELDS = frozenset({"id", "call_id", "tool_use_id", "tool_call_id"})
+
+_WEEKDAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*"
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+
+#: (pattern, replacement) on every string, in order.
+TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    # holon's run ids (``run-20261126T193954-eee1e5-8c22972c``), in run-local home paths
+    (re.compile(r"\d{8}T\d{6}-[0-9a-f]{6}(?:-[0-9a-f]{8})?"), "<run-id>"),
+    # the gateway's per-run placeholder key, when a tool prints the environment
+    (re.compile(r"holon-placeholder-[0-9a-f]{32}"), "<placeholder>"),
+    # Claude Code's per-request billing header hash
+    (re.compile(r"\bcch=[0-9a-f]+"), "cch=<cch>"),
+    (
+        re.compile(
+            r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+        ),
+        "<uuid>",
+    ),
+    (re.compile(r"\b[0-9a-f]{32,}\b"), "<hex>"),
+    (
+        re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"),
+        "<datetime>",
+    ),
+    (re.compile(r"\b\d{4}-\d{2}-\d{2}\b"), "<date>"),
+    (re.compile(rf"\b{_WEEKDAY},? {_MONTH} \d{{1,2}},? \d{{4}}\b"), "<date>"),
+    (re.compile(rf"\b{_MONTH} \d{{1,2}},? \d{{4}}\b"), "<date>"),
+    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:\s?[AP]M)?\b"), "<time>"),
+    # loopback ports: the gateway's and the scripted server's
+    (re.compile(r"\b(127\.0\.0\.1|localhost):\d+"), r"\1:<port>"),
+    # tool-result timings and chunk ids (Codex: "Wall time: 0.0012 seconds", "Chunk ID: 8f21b4")
+    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:seconds|second|secs|sec|ms|s)\b"), "<duration>"),
+    (re.compile(r"(Chunk ID:\s*)\w+"), r"\1<id>"),
+    # process ids in tool results (Gemini CLI: "Process Group PGID: 10778")
+    (re.compile(r"\b(PID|PGID|pid|pgid)(:?\s*)\d+"), r"\1\2<pid>"),
+    # a commit listed at a line's start (Claude Code's git status block: "0e80565 initial"):
+    # the baseline's commit differs whenever the workspace was committed anew
+    (re.compile(r"(?m)^(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?= )"), "<commit>"),
+)
+
+
+@dataclass(frozen=True)
+class PathMap:
+    """One run's absolute paths and the token each becomes (``<workspace>``, ...).
+
+    Longest first, so a path inside another (the workspace inside the run root) wins. Each
+    path is also matched in its slug form (every non-alphanumeric character as ``-``), as
+    Claude Code names a project's directory.
+    """
+
+    pairs: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, named: dict[str, str | None]) -> PathMap:
+        """``named``: token name -> absolute path (None or ``/`` skipped)."""
+        found: list[tuple[str, str]] = []
+        for name, path in named.items():
+            if not path or path == "/":
+                continue
+            path = path.rstrip("/")
+            found.append((path, f"<{name}>"))
+            if path.count("/") >= 2:  # "-tmp" alone would match ordinary words
+                slug = re.sub(r"[^A-Za-z0-9]", "-", path)
+                found.append((slug, f"<{name}-slug>"))
+        found.sort(key=lambda pair: len(pair[0]), reverse=True)
+        return cls(tuple(found))
+
+    def apply(self, text: str) -> str:
+        for path, token in self.pairs:
+            if path in text:
+                text = text.replace(path, token)
+        return text
+
+    def onto(self, other: PathMap) -> list[tuple[str, str]]:
+        """(this run's path, the other run's) for each token both know: how a recorded
+        response's paths become the replay's."""
+        theirs = {token: path for path, token in other.pairs}
+        return [(path, theirs[token]) for path, token in self.pairs if token in theirs]
+
+
+def normalize_text(text: str, paths: PathMap) -> str:
+    text = paths.apply(text)
+    for pattern, replacement in TEXT_RULES:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def normalize_body(body: Any, paths: PathMap) -> Any:
+    """The body with every rule applied (a JSON value in, a JSON value out).
+
+    Strings that hold JSON (Anthropic's ``metadata.user_id``, OpenAI's function-call
+    ``arguments``) are normalized as text, which their ids and paths also match as.
+    """
+    ids: dict[str, str] = {}
+
+    def walk(value: Any, key: str | None) -> Any:
+        if isinstance(value, dict):
+            out = {k: walk(v, k) for k, v in value.items() if k not in DROPPED_FIELDS}
+            return _sorted_tools(out)
+        if isinstance(value, list):
+            return [walk(item, key) for item in value]
+        if isinstance(value, str):
+            if key in ID_FIELDS:
+                return ids.setdefault(value, f"<id-{len(ids)}>")
+            return normalize_text(value, paths)
+        return value
+
+    return walk(body, None)
+
+
+def _sorted_tools(obj: dict[str, Any]) -> dict[str, Any]:
+    """Tool lists in name order: engines build them from unordered maps (MCP servers,
+    skills), so their order is not the model's business."""
+    tools = obj.get("tools")
+    if isinstance(tools, list) and all(isinstance(t, dict) for t in tools):
+        obj["tools"] = sorted(tools, key=_tool_name)
+    declarations = obj.get("functionDeclarations")
+    if isinstance(declarations, list) and all(isinstance(d, dict) for d in declarations):
+        obj["functionDeclarations"] = sorted(declarations, key=_tool_name)
+    return obj
+
+
+def _tool_name(tool: dict[str, Any]) -> str:
+    function = tool.get("function")
+    if isinstance(function, dict):
+        return str(function.get("name", ""))
+    return str(tool.get("name") or tool.get("type") or json.dumps(tool, sort_keys=True))
+
+
+def canonical(body: Any) -> str:
+    """A normalized body as stable text, one JSON line per leaf run, for diffs."""
+    return json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False)
