@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from holon_core.batch.cells import Cell
+from holon_core.batch.holds import Holds
 from holon_core.batch.holon_run import run_cell
 from holon_core.batch.job import Limits
 from holon_core.batch.results import CellResult
@@ -14,8 +15,12 @@ from holon_core.batch.retry import with_retries
 
 
 class LocalExecutor:
-    def __init__(self, cells_dir: Path, limits: Limits, env: Mapping[str, str]) -> None:
+    def __init__(
+        self, cells_dir: Path, limits: Limits, env: Mapping[str, str], holds: Holds | None = None
+    ) -> None:
         self.cells_dir, self.limits, self.env = cells_dir, limits, env
+        #: Engines held back until their API's announced reset, shared with the pool.
+        self.holds = holds
 
     def run(self, cell: Cell, cancel: threading.Event) -> CellResult:
         cell_dir = self.cells_dir / cell.id
@@ -26,5 +31,10 @@ class LocalExecutor:
             )
 
         return with_retries(
-            once, retries=self.limits.retries, backoff=self.limits.backoff, cancel=cancel
+            once,
+            retries=self.limits.retries,
+            backoff=self.limits.backoff,
+            cancel=cancel,
+            holds=self.holds,
+            engine=cell.engine,
         )

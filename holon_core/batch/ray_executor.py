@@ -54,8 +54,19 @@ def _import_ray() -> Any:
 
 
 class RayExecutor:
-    def __init__(self, job: Job, cells_dir: Path, *, address: str | None, concurrency: int) -> None:
+    def __init__(
+        self,
+        job: Job,
+        cells_dir: Path,
+        *,
+        address: str | None,
+        concurrency: int,
+        max_cost_usd: str | None = None,
+    ) -> None:
         self.job, self.cells_dir = job, cells_dir
+        #: Each cell's cost budget (holon batch --max-cost), sent with the task: a worker's
+        #: environment is its node's own.
+        self.max_cost_usd = max_cost_usd
         self.ray = _import_ray()
         engines = job.data.matrix.engines
         if not self.ray.is_initialized():
@@ -110,6 +121,7 @@ class RayExecutor:
             retries=limits.retries,
             backoff=limits.backoff,
             shared_cell_dir=shared,
+            max_cost_usd=self.max_cost_usd,
         )
         while True:
             ready, _ = self.ray.wait([ref], timeout=_POLL)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.batch.cells import Cell, Task
+from holon_core.batch.holds import Holds
 from holon_core.batch.holon_run import run_cell
 from holon_core.batch.results import CellResult
 from holon_core.batch.retry import with_retries
@@ -72,6 +73,7 @@ def run_on_worker(
     retries: int,
     backoff: float,
     shared_cell_dir: str | None,
+    max_cost_usd: str | None = None,
 ) -> dict[str, Any]:
     """Run one cell here; return its result, the packed cell dir and where it ran.
 
@@ -91,10 +93,17 @@ def run_on_worker(
         cell_dir = Path(shared_cell_dir) if shared_cell_dir else scratch / "cell"
         never = threading.Event()  # a Ray cancel interrupts this task; see RayExecutor.run
 
-        def once(_try: int) -> CellResult:
-            return run_cell(cell, cell_dir, timeout=timeout, env=os.environ, cancel=never)
+        env = dict(os.environ)
+        if max_cost_usd is not None:  # holon batch --max-cost: each cell's budget
+            env["HOLON_MAX_COST_USD"] = max_cost_usd
 
-        result = with_retries(once, retries=retries, backoff=backoff, cancel=never)
+        def once(_try: int) -> CellResult:
+            return run_cell(cell, cell_dir, timeout=timeout, env=env, cancel=never)
+
+        holds = Holds()  # a rate-limited try waits for the reset its API announced
+        result = with_retries(
+            once, retries=retries, backoff=backoff, cancel=never, holds=holds, engine=cell.engine
+        )
         archive = None if shared_cell_dir else pack_dir(cell_dir)
         return {
             "result": result.to_dict(),

@@ -27,7 +27,7 @@ _MAX_JSON = 4 * 1024 * 1024
 KEYS = (
     "cell", "task", "engine", "model", "attempt", "outcome", "reason", "exit_code",
     "duration_seconds", "tokens", "cost_usd", "files_changed", "run_dir", "tries", "error",
-    "node",
+    "node", "rate_limit_reset_at",
 )  # fmt: skip
 
 
@@ -49,6 +49,8 @@ class CellResult:
     tries: int = 1
     error: str | None = None
     node: str | None = None  # the Ray node that ran it (None: this machine)
+    #: A rate-limited run: when its API said the quota resets (the gateway's record).
+    rate_limit_reset_at: str | None = None
 
     @classmethod
     def empty(cls, cell: Cell) -> CellResult:
@@ -95,6 +97,8 @@ def from_run_json(cell: Cell, payload: dict[str, Any]) -> CellResult:
             }
         cost = manifest.metadata.cost
         result.cost_usd = cost.usd if cost is not None else None
+        if usage is not None:
+            result.rate_limit_reset_at = usage.rate_limit_reset_at
     return result
 
 

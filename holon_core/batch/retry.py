@@ -3,7 +3,8 @@
 A task's own outcome (success, failure of the work, needs_human) is data and is never
 retried: retrying it would hide flakiness the job exists to measure. Only the provider
 refusing for load (``rate_limited``), an engine error caused by the network, and a lost
-worker (``lost_worker``, the Ray executor) are retried, with a doubling wait.
+worker (``lost_worker``, the Ray executor) are retried, with a doubling wait; a rate-limited
+try whose API announced when its quota resets waits until then (:mod:`holon_core.batch.holds`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 import threading
 from collections.abc import Callable
 
+from holon_core.batch.holds import Holds
 from holon_core.batch.results import CellResult
 
 INFRASTRUCTURE_REASONS = frozenset({"rate_limited", "lost_worker"})
@@ -36,11 +38,14 @@ def with_retries(
     retries: int,
     backoff: float,
     cancel: threading.Event,
+    holds: Holds | None = None,
+    engine: str = "",
 ) -> CellResult:
     """``run_once(try_number)`` until it ends for a reason of its own, or the tries run out.
 
-    The wait before try ``n + 1`` is ``backoff * 2**(n - 1)`` (at most 5 minutes); a cancel
-    ends the wait at once and returns the last result.
+    The wait before try ``n + 1`` is ``backoff * 2**(n - 1)`` (at most 5 minutes), or until
+    the reset a rate-limited try's API announced, when later (``holds`` then holds back the
+    engine's other cells too); a cancel ends the wait at once and returns the last result.
     """
     tries = 0
     while True:
@@ -49,5 +54,7 @@ def with_retries(
         result.tries = tries
         if tries > retries or not is_infrastructure(result) or cancel.is_set():
             return result
-        if cancel.wait(min(backoff * 2 ** (tries - 1), MAX_WAIT)):
+        wait = min(backoff * 2 ** (tries - 1), MAX_WAIT)
+        held = holds.note(engine, result) if holds is not None else None
+        if cancel.wait(wait if held is None else max(wait, held)):
             return result

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 from holon_core.batch.cells import Cell, expand, prepare_tasks
+from holon_core.batch.holds import Holds
 from holon_core.batch.job import Job, load_job
 from holon_core.batch.pool import Executor, run_pool
 from holon_core.batch.progress import BatchProgress
@@ -91,7 +92,8 @@ def run_batch(
     concurrency = options.concurrency or limits.concurrency
     if tracing is not None:
         env = {**env, **tracing.child_env()}  # the cells' runs join the batch's span
-    executor = _executor(options, job, cells_dir, env, concurrency)
+    holds = Holds()  # engines held back until their announced rate-limit reset
+    executor = _executor(options, job, cells_dir, env, concurrency, holds=holds)
     progress = BatchProgress(stream, len(todo), tty=tty, enabled=options.progress)
     fresh: dict[str, CellResult] = {}
 
@@ -114,6 +116,7 @@ def run_batch(
             on_start=progress.start,
             on_done=done,
             halt=over_budget,
+            holds=holds,
         )
     finally:
         progress.close()
@@ -140,17 +143,26 @@ def run_batch(
 
 
 def _executor(
-    options: BatchOptions, job: Job, cells_dir: Path, env: Mapping[str, str], concurrency: int
+    options: BatchOptions,
+    job: Job,
+    cells_dir: Path,
+    env: Mapping[str, str],
+    concurrency: int,
+    *,
+    holds: Holds,
 ) -> Executor:
     if options.executor == "ray":
         from holon_core.batch.ray_executor import RayExecutor
 
-        return RayExecutor(job, cells_dir, address=options.address, concurrency=concurrency)
+        cost = env.get("HOLON_MAX_COST_USD")  # holon batch --max-cost: per cell
+        return RayExecutor(
+            job, cells_dir, address=options.address, concurrency=concurrency, max_cost_usd=cost
+        )
     if options.address is not None:
         raise InputError("--address is for the ray executor", hint="add --executor ray")
     from holon_core.batch.local import LocalExecutor
 
-    return LocalExecutor(cells_dir, job.data.limits, env)
+    return LocalExecutor(cells_dir, job.data.limits, env, holds)
 
 
 def _spent(known: Mapping[str, CellResult]) -> float:

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from holon_core.cli.run_cmd import report_option
+from holon_core.cli.run_cmd import max_cost_option, report_option
 from holon_core.runner.streams import write_safely
 
 
@@ -36,6 +36,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     parser.add_argument("--results", type=Path, help="results dir (default: <job>.results/)")
     parser.add_argument("--json", action="store_true", help="print results.jsonl, not a table")
+    parser.add_argument(
+        "--max-cost",
+        metavar="USD",
+        help="each cell's budget: a run whose model calls cost this much ends budget_exceeded "
+        "(HOLON_MAX_COST_USD; limits.max_cost_usd caps the whole job; docs/gateway.md)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
     report_option(parser)
 
@@ -64,8 +70,12 @@ def run(args: argparse.Namespace) -> int:
         progress=not args.quiet,
         report=args.report,
     )
+    env = dict(os.environ)
+    cell_cost = max_cost_option(args.max_cost)
+    if cell_cost is not None:  # every cell's holon run passes it to its agent
+        env["HOLON_MAX_COST_USD"] = f"{cell_cost:g}"
     with _cancel_on_signals() as cancel:
-        outcome = run_batch(options, os.environ, sys.stderr, cancel, tty=_isatty())
+        outcome = run_batch(options, env, sys.stderr, cancel, tty=_isatty())
     if args.json:
         import json
 

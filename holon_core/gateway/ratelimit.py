@@ -51,4 +51,8 @@ def _parse(value: str, now: datetime) -> datetime | None:
 
 
 def iso(when: datetime) -> str:
+    """To the second, rounded up: a reset recorded is never earlier than the one announced
+    (``holon batch`` waits until it)."""
+    if when.microsecond:
+        when = when.replace(microsecond=0) + timedelta(seconds=1)
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -23,7 +23,7 @@ NOW = datetime(2026, 11, 26, 12, 0, 0, tzinfo=UTC)
         ([("Retry-After", "Thu, 26 Nov 2026 12:05:00 GMT")], "2026-11-26T12:05:00Z"),
         ([("anthropic-ratelimit-tokens-reset", "2026-11-26T13:00:00Z")], "2026-11-26T13:00:00Z"),
         ([("x-ratelimit-reset-requests", "6m0s")], "2026-11-26T12:06:00Z"),
-        ([("x-ratelimit-reset-tokens", "20ms")], "2026-11-26T12:00:00Z"),
+        ([("x-ratelimit-reset-tokens", "20ms")], "2026-11-26T12:00:01Z"),  # rounded up
         # the latest of several: every limit hit must have reset
         ([("retry-after", "5"), ("x-ratelimit-reset-tokens", "1h")], "2026-11-26T13:00:00Z"),
         ([("retry-after", "soon"), ("content-type", "x")], None),
