@@ -12,7 +12,10 @@ has ended: nothing runs on the engine's hot path, and a run's spans are exactly 
 record says. Without the variables nothing here imports an OpenTelemetry module; the
 packages are the optional extra ``holon-core[otel]``.
 
-May import: the standard library, :mod:`holon_core._version`; OpenTelemetry only in
-:mod:`.spans` and :mod:`.export`, which :mod:`.hooks` imports once traces are wanted.
+The record is read as untrusted files (:mod:`.record`: no links followed, size caps).
+
+May import: the standard library, :mod:`holon_core._version`, :mod:`holon_core.untrusted`;
+OpenTelemetry only in :mod:`.spans` and :mod:`.export`, which :mod:`.hooks` imports once
+traces are wanted.
 Never imports the agent, serve or batch packages (they call in, with plain values).
 """

@@ -14,8 +14,7 @@ own figures use the ``holon.`` namespace (``holon.cost.usd``, ``holon.outcome``,
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +30,7 @@ from opentelemetry.semconv._incubating.attributes.gen_ai_attributes import (
 from opentelemetry.semconv.attributes import error_attributes, server_attributes
 from opentelemetry.semconv.attributes.http_attributes import HTTP_RESPONSE_STATUS_CODE
 
+from holon_core.telemetry.record import read_record
 from holon_core.telemetry.setting import TraceContext, random_id
 
 Attributes = dict[str, str | int | float | bool]
@@ -64,13 +64,11 @@ def run_spans(
     trace: TraceContext, output: Path, end_ns: int, model_api: str | None
 ) -> list[SpanData]:
     """``invoke_agent`` with its ``chat`` and ``execute_tool`` children, from ``output``."""
-    manifest = _read_json(output / "manifest.json")
-    agent = agent_span(trace, manifest, end_ns, model_api)
-    evidence = output / "evidence"
-    server = server_of((manifest.get("metadata") or {}).get("gateway", {}).get("upstream"))
-    calls = _ndjson(evidence / "model-calls.ndjson")
-    chats = [chat_span(agent, call, server) for call in calls]
-    tools = tool_spans(agent, trace.start_ns, list(_ndjson(evidence / "events.ndjson")))
+    record = read_record(output)
+    agent = agent_span(trace, record.manifest, end_ns, model_api)
+    server = server_of((record.manifest.get("metadata") or {}).get("gateway", {}).get("upstream"))
+    chats = [chat_span(agent, call, server) for call in record.model_calls]
+    tools = tool_spans(agent, trace.start_ns, record.events)
     return [agent, *[c for c in chats if c is not None], *tools]
 
 
@@ -145,7 +143,9 @@ def chat_span(
     return span
 
 
-def tool_spans(parent: SpanData, start_ns: int, events: list[Mapping[str, Any]]) -> list[SpanData]:
+def tool_spans(
+    parent: SpanData, start_ns: int, events: Sequence[Mapping[str, Any]]
+) -> list[SpanData]:
     """One span per tool call, from its ``tool_call`` event to its (last) ``tool_result``."""
     calls: dict[str, SpanData] = {}
     spans: list[SpanData] = []
@@ -247,25 +247,3 @@ def _iso_ns(value: Any) -> int | None:
     except ValueError:
         return None
     return int(stamp.timestamp() * 1e9)
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _ndjson(path: Path) -> Iterator[dict[str, Any]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return
-    for line in lines:
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(item, dict):
-            yield item

@@ -176,3 +176,23 @@ def test_an_unreachable_collector_costs_a_warning_not_the_run(tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "warning: traces:" in result.stderr
     assert Path(task.output / "manifest.json").exists()
+
+
+def test_a_planted_evidence_link_is_not_followed(tmp_path):
+    """The engine swaps ``evidence/`` for a link to a dir of its own making: the spans come
+    from holon's record or not at all, never from the planted files."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    fake = {"seq": 1, "ts": 0.1, "type": "tool_call", "tool": "planted", "tool_id": "x"}
+    (planted / "events.ndjson").write_text(json.dumps(fake) + "\n")
+    (planted / "model-calls.ndjson").write_text(
+        json.dumps({"kind": "model", "time": "2026-01-01T00:00:00.000Z", "model": "planted"}) + "\n"
+    )
+    swap = f"mv {{output}}/evidence {{output}}/moved && ln -s {planted} {{output}}/evidence"
+    task = make_task(tmp_path / "task", replay=[{"run": swap}, {"say": "done"}])
+    with otlp_receiver() as receiver:
+        result = run_agent(task, env={"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
+    assert result.manifest is not None, result.stderr
+    assert one_agent_span(receiver.spans)
+    names = [s.name for s in receiver.spans]
+    assert not [n for n in names if "planted" in n], names

@@ -1,0 +1,81 @@
+"""The parts of a run's record the spans are built from, read as untrusted files.
+
+The output dir is one the engine could write: ``evidence`` is opened without following a
+link, each file with :func:`holon_core.untrusted.files.read_regular` (no link, no FIFO, a size
+cap), so a planted link or an endless file cannot make holon read, or export, anything else.
+A file that is missing or damaged gives no spans of its kind, never an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from holon_core.untrusted.files import read_regular
+
+#: Caps on what is read: the manifest, and each ndjson file (events.ndjson itself is capped
+#: at 16 MiB by holon; beyond the cap, the lines read so far count).
+MANIFEST_LIMIT = 4 * 1024 * 1024
+NDJSON_LIMIT = 32 * 1024 * 1024
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+@dataclass
+class RunRecord:
+    manifest: dict[str, Any] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    model_calls: list[dict[str, Any]] = field(default_factory=list)
+
+
+def read_record(output: Path) -> RunRecord:
+    """``manifest.json``, ``evidence/events.ndjson`` and ``evidence/model-calls.ndjson``."""
+    record = RunRecord()
+    with _opened(str(output)) as out_fd:
+        if out_fd is None:
+            return record
+        manifest = _json(read_regular("manifest.json", MANIFEST_LIMIT, dir_fd=out_fd))
+        record.manifest = manifest if isinstance(manifest, dict) else {}
+        with _opened("evidence", out_fd) as evidence:
+            if evidence is not None:
+                record.events = list(_ndjson(evidence, "events.ndjson"))
+                record.model_calls = list(_ndjson(evidence, "model-calls.ndjson"))
+    return record
+
+
+@contextlib.contextmanager
+def _opened(path: str, dir_fd: int | None = None) -> Iterator[int | None]:
+    try:
+        fd = os.open(path, _DIR_FLAGS, dir_fd=dir_fd)
+    except OSError:
+        yield None
+        return
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _json(raw: bytes | None) -> Any:
+    if not raw or len(raw) > MANIFEST_LIMIT:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def _ndjson(dir_fd: int, name: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects of a file, line by line; a damaged line (or a cut last one) is skipped."""
+    raw = read_regular(name, NDJSON_LIMIT, dir_fd=dir_fd)
+    for line in (raw or b"")[:NDJSON_LIMIT].decode("utf-8", "replace").splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            yield item
