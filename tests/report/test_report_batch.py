@@ -69,3 +69,16 @@ def test_twelve_cell_batch_report(engine_binary, tmp_path: Path) -> None:
         assert seen.errors == []
         assert seen.dialogs == []
         assert only_file_requests(seen, out) == []
+
+
+def test_no_report_writes_no_page(tmp_path: Path) -> None:
+    """holon batch --no-report: report.md as ever, no report.html for the job or its cells."""
+    from tests.batch.kit import REPLAY_STEPS, replay_tasks
+
+    job = write_job(tmp_path, replay_tasks(tmp_path, 2, REPLAY_STEPS), ["replay"])
+    done = run_batch(job, "--no-report")
+    assert done.returncode == 0, done.stderr + done.stdout
+    out = tmp_path / "job.results"
+    assert (out / "report.md").is_file()
+    assert list(out.rglob("report.html")) == []
+    assert "report: " not in done.stdout

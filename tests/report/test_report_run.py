@@ -213,3 +213,24 @@ def hash_of_script(page: str) -> str:
 
 def test_every_reason_code_has_a_sentence() -> None:
     assert [code for code in REASON_CODES if code not in REASONS] == []
+
+
+def test_a_link_planted_at_report_html_is_replaced_not_followed(tmp_path: Path) -> None:
+    """The engine can write its output dir: a symlink it leaves at report.html is replaced
+    by the page; the file it pointed at is untouched."""
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    task = tmp_path / "task"
+    (task / "context").mkdir(parents=True)
+    steps = [{"run": f'ln -s {target} "$HOLON_OUTPUT_DIR/report.html"'}, {"say": "linked"}]
+    (task / "context" / "replay.yaml").write_text(yaml.safe_dump(steps))
+    (task / "spec.yaml").write_text(yaml.safe_dump(
+        {"version": "v1", "kind": "Holon", "metadata": {"name": "t"}, "goal": "link"}))  # fmt: skip
+    ran = runner_kit.holon_run(
+        tmp_path, [str(task / "spec.yaml"), "--workspace", str(workspace(tmp_path)),
+                   "--engine", "replay", "--json"],
+    )  # fmt: skip
+    result = json.loads(ran.stdout)
+    report = Path(result["paths"]["report"])
+    assert not report.is_symlink() and "holon · run report" in report.read_text()
+    assert target.read_text() == "keep me\n"

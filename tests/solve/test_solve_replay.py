@@ -21,6 +21,8 @@ def test_issue_dry_run_then_publish_then_rerun(world: World, tmp_path):
     assert dry.read("publish-intent.json")["branch"]["name"] == "holon/issue-7"
     assert dry.read("publish-result.json")["dry_run"] is True
     assert dry.read("context/index.json")["kind"] == "issue"
+    assert dry.result["paths"]["report"] == str(dry.output / "report.html")
+    assert "holon · run report" in (dry.output / "report.html").read_text()
     request = dry.result["solve"]["request"]
     assert (request["kind"], request["publish"], request["base"]) == ("issue", False, "main")
     assert world.gh.writes() == [] and world.push_count() == 0
@@ -51,7 +53,7 @@ def test_issue_dry_run_then_publish_then_rerun(world: World, tmp_path):
     assert len(world.gh.pulls_of(REPO)) == 1 and len(world.gh.comments_of(REPO, 7)) == 1
     assert world.push_count() == 1
     assert [c.method for c in world.gh.writes()] == ["POST", "POST"]  # the first run's only
-    token_seen = (again.output / "evidence").rglob("*")
+    token_seen = [*(again.output / "evidence").rglob("*"), again.output / "report.html"]
     assert not any(
         "ghs_testtoken" in p.read_text(errors="replace") for p in token_seen if p.is_file()
     )
