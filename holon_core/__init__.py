@@ -18,9 +18,6 @@ if TYPE_CHECKING:
     from holon_core.engine.adapter import (
         Capabilities,
         EngineAdapter,
-        EngineReport,
-        EventParser,
-        JsonLinesParser,
         LaunchPlan,
         RunContext,
         StagedSkill,
@@ -34,6 +31,8 @@ if TYPE_CHECKING:
     )
     from holon_core.engine.checks import Check
     from holon_core.engine.events import Event, ToolOutcome, command_ok
+    from holon_core.engine.parser import EventParser, JsonLinesParser
+    from holon_core.engine.report import EngineReport
     from holon_core.engine.staging import copy_skills
     from holon_core.errors import EngineNotInstalled, HolonError, InputError
     from holon_core.hooks.specs import hookimpl
@@ -44,9 +43,9 @@ if TYPE_CHECKING:
 _PUBLIC: dict[str, str] = {
     "Capabilities": "holon_core.engine.adapter",
     "EngineAdapter": "holon_core.engine.adapter",
-    "EngineReport": "holon_core.engine.adapter",
-    "EventParser": "holon_core.engine.adapter",
-    "JsonLinesParser": "holon_core.engine.adapter",
+    "EngineReport": "holon_core.engine.report",
+    "EventParser": "holon_core.engine.parser",
+    "JsonLinesParser": "holon_core.engine.parser",
     "LaunchPlan": "holon_core.engine.adapter",
     "RunContext": "holon_core.engine.adapter",
     "StagedSkill": "holon_core.engine.adapter",

@@ -5,12 +5,12 @@ where its skills go, how to read its event stream and what it adds to the manife
 hooks in :mod:`holon_core.hooks.specs` dispatch to these methods by default (see
 :mod:`holon_core.builtin.dispatch`), so a plugin can still override any step.
 
-This module stays free of pydantic so the probe path imports it cheaply.
+The engine's report and the event parsers live beside it (``report``, ``parser``) and are
+re-exported here. This module stays free of pydantic so the probe path imports it cheaply.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -26,12 +26,26 @@ from holon_core.engine.binaries import (
     read_engine_version,
 )
 from holon_core.engine.checks import Check
+from holon_core.engine.parser import EventParser, JsonLinesParser
+from holon_core.engine.report import EngineReport
 from holon_core.errors import EngineNotInstalled
 
 if TYPE_CHECKING:
-    from holon_core.engine.events import Event, ToolOutcome
     from holon_core.models.spec import Spec
     from holon_core.skill.package import ResolvedSkill
+
+__all__ = [
+    "Capabilities",
+    "EngineAdapter",
+    "EngineReport",
+    "EventParser",
+    "JsonLinesParser",
+    "LaunchPlan",
+    "Prompt",
+    "RunContext",
+    "StagedSkill",
+    "base_env",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,124 +134,6 @@ class RunContext:
     @property
     def tmp(self) -> Path:
         return self.run_dir / "tmp"
-
-
-#: Characters of a command line kept in the manifest.
-COMMAND_CHARS = 200
-
-
-@dataclass(slots=True)
-class EngineReport:
-    """What the event stream told us; the outcome rule reads these signals."""
-
-    terminal_seen: bool = False
-    is_error: bool | None = None
-    reason: str | None = None
-    error: str | None = None
-    session_id: str | None = None
-    model: str | None = None
-    engine_version: str | None = None
-    turns: int | None = None
-    usage: dict[str, int] = field(default_factory=dict)
-    cost_usd: float | None = None
-    cost_source: Literal["reported", "estimated", "unavailable"] = "unavailable"
-    final_text: str = ""
-    tool_calls: int = 0
-    tool_failures: int = 0
-    #: Finished tool calls in order (parsers add them with :meth:`record_tool_result`).
-    tool_log: list[ToolOutcome] = field(default_factory=list)
-    #: Events the parser could build only after the engine exited (e.g. Gemini's exit codes,
-    #: read from its session log); the agent appends them to ``events.ndjson``.
-    late_events: list[Event] = field(default_factory=list)
-    #: Skill names the engine listed or loaded; None when the stream cannot tell.
-    skills_seen: set[str] | None = None
-    #: False when the stream shows only loaded skills, not the listing: a skill missing from
-    #: ``skills_seen`` is then unknown (``seen_by_engine: null``), not unseen.
-    skills_listing_visible: bool = True
-    #: An outcome the engine itself declared (replay scripts may ask for needs_human).
-    declared_outcome: Literal["success", "failure", "needs_human"] | None = None
-    #: Set by a parser to make the supervisor stop the engine now (e.g. a 401 being retried).
-    abort_reason: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def record_tool_result(self, outcome: ToolOutcome) -> None:
-        """Count one finished tool call; ``tool_failures`` follows ``outcome.ok``."""
-        if not outcome.ok:
-            self.tool_failures += 1
-        self.tool_log.append(outcome)
-
-    def amend_tool_result(self, tool_id: str, *, ok: bool, exit_code: int | None) -> bool:
-        """Correct a recorded result with later evidence; True when its verdict changed."""
-        for outcome in self.tool_log:
-            if outcome.tool_id == tool_id:
-                changed = outcome.ok != ok
-                if changed:
-                    self.tool_failures += -1 if ok else 1
-                outcome.ok, outcome.exit_code = ok, exit_code
-                return changed
-        return False
-
-    def tool_summary(self) -> dict[str, Any]:
-        """``metadata.tools`` of the manifest: counts, and the failed commands (first 10)."""
-        commands = [t for t in self.tool_log if t.command is not None]
-        failed = [t for t in commands if not t.ok]
-        summary: dict[str, Any] = {
-            "calls": self.tool_calls,
-            "failed": self.tool_failures,
-            "commands": len(commands),
-            "commands_failed": len(failed),
-            "last_failed": bool(self.tool_log) and not self.tool_log[-1].ok,
-        }
-        if failed:
-            summary["failed_commands"] = [
-                {"command": (t.command or "")[:COMMAND_CHARS], "exit_code": t.exit_code}
-                | ({"error": t.error} if t.error else {})
-                for t in failed[:10]
-            ]
-        return summary
-
-
-class EventParser(ABC):
-    """Turns an engine's stdout lines into normalized events, accumulating an EngineReport."""
-
-    def __init__(self) -> None:
-        self.report = EngineReport()
-
-    @abstractmethod
-    def feed(self, line: str) -> list[Event]:
-        """Parse one stdout line (without its newline)."""
-
-    def feed_stderr(self, line: str) -> list[Event]:
-        from holon_core.engine.events import Event
-
-        return [Event(type="stderr", text=line)] if line.strip() else []
-
-    def finish(self, exit_code: int | None) -> EngineReport:
-        """Called once after the engine exited; may read session logs to fill gaps."""
-        return self.report
-
-
-class JsonLinesParser(EventParser):
-    """A parser for engines that print one JSON object per line (every CLI holon drives).
-
-    Blank lines are skipped, a line that is not JSON becomes an ``unparsed`` message event,
-    and each JSON object goes to :meth:`handle`.
-    """
-
-    def feed(self, line: str) -> list[Event]:
-        from holon_core.engine.events import Event
-
-        if not line.strip():
-            return []
-        try:
-            raw = json.loads(line)
-        except (ValueError, RecursionError):  # RecursionError: nested past json's limit
-            return [Event(type="message", text=line, data={"unparsed": True})]
-        return self.handle(raw) if isinstance(raw, dict) else []
-
-    @abstractmethod
-    def handle(self, raw: dict[str, Any]) -> list[Event]:
-        """Turn one JSON object from the engine into events, updating ``self.report``."""
 
 
 class EngineAdapter(ABC):
