@@ -43,3 +43,25 @@ def test_a_refused_run_has_one_step_saying_why(tmp_path):
     document = json.loads(path.read_text())
     assert document["extra"]["outcome"] == "failure"
     assert any("invalid_spec" in s["message"] for s in document["steps"])
+
+
+def test_a_directory_the_engine_planted_at_the_name_is_replaced(tmp_path):
+    steps = [{"run": "mkdir -p {output}/evidence/trajectory.json/inside"}, {"say": "done"}]
+    result = run_agent(make_task(tmp_path, replay=steps))
+    assert result.manifest is not None and result.manifest["outcome"] == "success"
+    assert_atif_valid(result.output_dir / "evidence" / "trajectory.json")
+
+
+def test_a_link_planted_at_the_events_file_is_not_followed(tmp_path):
+    outside = tmp_path / "outside.ndjson"
+    outside.write_text('{"type": "message", "text": "from outside the record"}\n')
+    steps = [
+        {"say": "inside"},
+        {"run": f"ln -sf {outside} {{output}}/evidence/events.ndjson"},
+        {"say": "done"},
+    ]
+    result = run_agent(make_task(tmp_path, replay=steps))
+    assert result.manifest is not None
+    path = result.output_dir / "evidence" / "trajectory.json"
+    assert_atif_valid(path)
+    assert "from outside the record" not in path.read_text()
