@@ -1,6 +1,7 @@
 """The real Claude Code against the scripted model server, through holon's model gateway,
 with the OTLP endpoint set: chat spans per model call (the gateway's record: model, tokens,
-cost, real times), execute_tool spans per tool call, all under the run's invoke_agent span."""
+cost, real times), execute_tool spans per tool call, all under the run's invoke_agent span;
+the engine's shell sees TRACEPARENT naming that span."""
 
 from __future__ import annotations
 
@@ -22,11 +23,20 @@ from .kit import (
 from .receiver import otlp_receiver
 
 MODEL = "claude-sonnet-4-5"  # a model genai-prices knows: the calls have a cost
+SCENARIO = """
+turns:
+  - say: "I will create hello.txt."
+    write_file: {path: hello.txt, content: "hello from holon\\n"}
+  - run_shell: {command: "echo TP=$TRACEPARENT"}
+  - final: {text: "Created hello.txt."}
+"""
 
 
 def test_claude_run_sends_chat_and_tool_spans(engine_binary, scripted_provider, tmp_path):
     engine_binary("claude")
-    server = scripted_provider("write-and-run")
+    scenario = tmp_path / "traced.yaml"
+    scenario.write_text(SCENARIO)
+    server = scripted_provider(str(scenario))
     task = make_task(tmp_path, goal="Create hello.txt", files={"README.md": "hi\n"})
     with otlp_receiver() as receiver:
         env = server.engine_env("claude") | {
@@ -67,3 +77,6 @@ def test_claude_run_sends_chat_and_tool_spans(engine_binary, scripted_provider, 
     assert [t.attributes[TOOL_NAME] for t in tools] == [e["tool"] for e in called]
     assert len(tools) >= 2
     assert len(spans) == 1 + len(chats) + len(tools)
+    # Claude Code's shell saw TRACEPARENT naming the run's span (its output went to the model)
+    sent = "\n".join(r.text() for r in server.requests)
+    assert f"TP=00-{agent.trace_id}-{agent.span_id}-01" in sent
