@@ -7,6 +7,8 @@ Signals the outcome rule reads, and the guards around ``stopReason`` (never trus
   ``engine_error``; an agent request holon could not serve is named in the error;
 * ``agent_exit`` before an answer: no terminal event, so the exit status decides
   (``engine_crashed``);
+* ``end_turn`` after an error the agent reported in an update's ``_meta`` and did not
+  retry (``agent_errors.py``: codex-acp) fails with that error;
 * ``end_turn`` is a success only if the turn did something: a turn without a message or
   a tool call is how agents end after a swallowed model error, so it fails ``engine_error``;
   failed tools then go through holon's tool rule like every engine's;
@@ -15,8 +17,9 @@ Signals the outcome rule reads, and the guards around ``stopReason`` (never trus
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+from holon_adapter_acp.agent_errors import AgentError, meta_error, system_error
 from holon_adapter_acp.outcome_map import STOP_REASONS, error_reason, error_sentence
 from holon_adapter_acp.retries import RetryWatch, retry_reason
 from holon_adapter_acp.tools import FINISHED, ToolCall, finish, start_event
@@ -38,6 +41,9 @@ class AcpParser(JsonLinesParser):
         self.report.model = model
         self._retries = retries
         self._failed_calls = 0
+        #: The last error the agent reported in an update's ``_meta`` (``agent_errors.py``).
+        self._agent_error: AgentError | None = None
+        self._broken = False
         self._calls: dict[str, ToolCall] = {}
         self._text: list[str] = []
         self._unanswerable: list[str] = []
@@ -101,31 +107,37 @@ class AcpParser(JsonLinesParser):
         update = raw.get("update")
         if not isinstance(update, dict):
             return []
+        events = self._watch_errors(update)
         kind = update.get("sessionUpdate")
         if kind == "agent_message_chunk":
             content = update.get("content")
-            if (
-                isinstance(content, dict)
-                and isinstance(content.get("text"), str)
-                and content["text"]
-            ):
-                self._text.append(content["text"])
-                return [Event(type="message", text=content["text"])]
-            return []
-        if kind in ("tool_call", "tool_call_update"):
-            return self._tool_update(update)
-        if kind == "plan":
+            text = content.get("text") if isinstance(content, dict) else None
+            if isinstance(text, str) and text:
+                self._text.append(text)
+                events.append(Event(type="message", text=text))
+        elif kind in ("tool_call", "tool_call_update"):
+            events += self._tool_update(update)
+        elif kind == "plan":
             entries = update.get("entries") or []
             self.report.extra["plan"] = entries
-            return [Event(type="note", text="plan", data={"plan": entries})]
-        if kind == "usage_update":
-            usage = {
-                key: update.get(key)
-                for key in ("used", "size", "cost")
-                if update.get(key) is not None
-            }
+            events.append(Event(type="note", text="plan", data={"plan": entries}))
+        elif kind == "usage_update":
+            keys = ("used", "size", "cost")
+            usage = {key: update[key] for key in keys if update.get(key) is not None}
             self.report.extra["acp_usage"] = usage
-            return [Event(type="usage", data={"acp": usage})]
+            events.append(Event(type="usage", data={"acp": usage}))
+        return events
+
+    def _watch_errors(self, update: dict[str, Any]) -> list[Event]:
+        found = meta_error(update)
+        if found is not None:
+            self._agent_error = found
+            self._broken = self._broken or not found.will_retry
+            data = {"http_status": found.http_status, "will_retry": found.will_retry}
+            kind: Literal["retry", "error"] = "retry" if found.will_retry else "error"
+            return [Event(type=kind, text=found.message, data=data)]
+        if system_error(update):
+            self._broken = True
         return []
 
     def _tool_update(self, update: dict[str, Any]) -> list[Event]:
@@ -154,7 +166,13 @@ class AcpParser(JsonLinesParser):
         report.extra["stop_reason"] = stop
         self._usage_from_meta(raw.get("meta"))
         if stop == "end_turn":
-            if report.tool_calls == 0 and not report.final_text:
+            if self._broken:
+                found = self._agent_error
+                detail = found.message if found else "its session reported a system error"
+                status = found.http_status if found else None
+                report.is_error, report.reason = True, error_reason(status, detail)
+                report.error = f"the ACP agent reported an error and then ended its turn: {detail}"
+            elif report.tool_calls == 0 and not report.final_text:
                 report.is_error, report.reason, report.error = True, "engine_error", EMPTY_TURN
             else:
                 report.is_error = False

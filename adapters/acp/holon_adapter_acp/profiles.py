@@ -188,4 +188,44 @@ class ClaudeProfile(ProfileAdapter):
         return [str(self.require_binary(run))]
 
 
-PROFILES: tuple[type[ProfileAdapter], ...] = (GeminiProfile, OpenCodeProfile, ClaudeProfile)
+class CodexProfile(ProfileAdapter):
+    """``codex-acp``: the ACP server on the Codex app-server, running the codex adapter's
+    pinned ``codex`` (``CODEX_PATH``) with the ``CODEX_HOME`` and provider config it writes
+    (codex-acp ignores ``OPENAI_BASE_URL``; the config carries the endpoint)."""
+
+    name: ClassVar[str] = "acp-codex"
+    direct_engine: ClassVar[str] = "codex"
+    engine_package: ClassVar[EnginePackage | None] = EnginePackage(
+        npm="@agentclientprotocol/codex-acp",
+        version="2.6.0",
+        supported=("2.6", "2.6"),
+        binary="codex-acp",
+        pins=PINS / "acp-codex",
+    )
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        native_skills=True, model_selection=True, session_id=True, needs_credentials=True
+    )
+    credential_env: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    passthrough_env: ClassVar[tuple[str, ...]] = ("OPENAI_BASE_URL",)
+    workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".agents/skills", ".codex/skills")
+    model_api: ClassVar[str | None] = "openai-responses"
+
+    def bridge_options(self, run: RunContext) -> list[str]:
+        # codex-acp serves no prompt before authenticate; "api-key" reads the key from the env.
+        return ["--auth", "api-key"]
+
+    def acp_command(self, run: RunContext, binary: str, plan: LaunchPlan) -> list[str]:
+        plan.env["CODEX_PATH"] = binary
+        # Approval "never" and no sandbox: the direct launch's
+        # --dangerously-bypass-approvals-and-sandbox, as codex-acp's initial mode.
+        plan.env["INITIAL_AGENT_MODE"] = "agent-full-access"
+        plan.env["NO_BROWSER"] = "1"
+        return [str(self.require_binary(run))]
+
+
+PROFILES: tuple[type[ProfileAdapter], ...] = (
+    GeminiProfile,
+    OpenCodeProfile,
+    ClaudeProfile,
+    CodexProfile,
+)

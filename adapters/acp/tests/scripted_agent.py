@@ -13,6 +13,8 @@ the parser make of it. Behaviours:
 ``crash``                 exits 3 in the middle of the prompt
 ``sleep-tool``            starts ``sleep 300`` as a tool and waits for it (ignores cancel)
 ``show-env``              runs ``printenv MY_AGENT_TOKEN`` and ``printenv NOT_PASSED``
+``meta-error-end-turn``   reports a model error it will not retry in ``_meta`` (as codex-acp
+                          does), shows it as text and answers end_turn
 """
 
 from __future__ import annotations
@@ -37,7 +39,13 @@ from acp import (
     update_plan,
     update_tool_call,
 )
-from acp.schema import AgentCapabilities, Implementation, PermissionOption, UsageUpdate
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    PermissionOption,
+    SessionInfoUpdate,
+    UsageUpdate,
+)
 
 if TYPE_CHECKING:
     from acp import Agent
@@ -175,6 +183,16 @@ class ScriptedAgent:
         await self.run_command(session_id, "run-1", "printenv MY_AGENT_TOKEN")
         await self.run_command(session_id, "run-2", "printenv NOT_PASSED || echo absent")
         await self.say(session_id, "Shown.")
+        return "end_turn"
+
+    async def turn_meta_error_end_turn(self, session_id: str) -> str:
+        error = {"message": "stream failed", "willRetry": False}
+        error["codexErrorInfo"] = {"responseStreamFailed": {"httpStatusCode": 500}}
+        update = SessionInfoUpdate(
+            session_update="session_info_update", field_meta={"agent": {"error": error}}
+        )
+        await self.conn.session_update(session_id, update)
+        await self.say(session_id, "stream failed")
         return "end_turn"
 
 

@@ -105,6 +105,14 @@ def test_end_turn_with_nothing_done_is_not_a_success(task, valid_manifest):
     assert "without a message or a tool call" in manifest["error"]
 
 
+def test_end_turn_after_an_error_in_meta_is_not_a_success(task, valid_manifest):
+    result = run_scripted(task, "meta-error-end-turn")
+    manifest = valid_manifest(result)
+    assert result.exit_code == 1
+    assert manifest["metadata"]["reason"] == "engine_error"
+    assert "reported an error and then ended its turn: stream failed" in manifest["error"]
+
+
 def test_agent_crash_mid_prompt_is_engine_crashed(task, valid_manifest):
     result = run_scripted(task, "crash")
     manifest = valid_manifest(result)

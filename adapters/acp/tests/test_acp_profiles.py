@@ -22,6 +22,7 @@ SETUP: dict[str, tuple[str, str, dict[str, str]]] = {
     "acp-gemini": ("gemini", "gemini-test-model", {"HOLON_GEMINI_MAX_ATTEMPTS": "1"}),
     "acp-opencode": ("opencode", "fake-model-1", {"HOLON_OPENCODE_MAX_RETRIES": "1"}),
     "acp-claude": ("claude", "claude-sonnet-4-5", {"HOLON_CLAUDE_MAX_RETRIES": "0"}),
+    "acp-codex": ("codex", "gpt-5.5", {}),
 }
 
 
@@ -76,7 +77,8 @@ def test_write_and_run_succeeds_with_patch_and_tool_record(task, profile, provid
     results = events_of(result, "tool_result")
     assert [e["status"] for e in results] == ["ok", "ok"], results
     assert manifest["metadata"]["tools"]["calls"] == 2
-    assert manifest["metadata"]["tools"]["commands"] == 1
+    # codex-acp runs the write as a shell command too, and reports `cat` as a read
+    assert manifest["metadata"]["tools"]["commands"] >= 1
     assert manifest["metadata"]["acp"]["stop_reason"] == "end_turn"
     assert "Created hello.txt" in "".join(e.get("text", "") for e in events_of(result, "message"))
 
