@@ -15,8 +15,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import ConsoleMessage, Dialog, Page
 
 CHROMIUM = Path(os.environ.get("HOLON_TEST_CHROMIUM", "/usr/bin/chromium"))
 ARGS = [
@@ -32,7 +36,7 @@ ARGS = [
 
 @dataclass
 class Watched:
-    page: object  # playwright.sync_api.Page (imported lazily)
+    page: Page
     errors: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
@@ -53,13 +57,17 @@ def browser_page(url: str, *, height: int = 900) -> Iterator[Watched]:
         try:
             page = browser.new_page(viewport={"width": 1280, "height": height})
             watched = Watched(page)
-            page.on("console", lambda m: m.type == "error" and watched.errors.append(m.text))
+
+            def console(message: ConsoleMessage) -> None:
+                if message.type == "error":
+                    watched.errors.append(message.text)
+
+            def dialog(d: Dialog) -> None:
+                watched.dialogs.append(d.message)
+                d.dismiss()
+
+            page.on("console", console)
             page.on("pageerror", lambda e: watched.errors.append(f"uncaught: {e}"))
-
-            def dialog(d: object) -> None:
-                watched.dialogs.append(d.message)  # type: ignore[attr-defined]
-                d.dismiss()  # type: ignore[attr-defined]
-
             page.on("dialog", dialog)
             page.on("request", lambda r: watched.requests.append(r.url))
             page.goto(url)
@@ -72,7 +80,7 @@ def keep_screenshot(watched: Watched, tmp: Path, name: str, *, full_page: bool =
     """A PNG of what the page shows now, under ``tmp`` and, with ``HOLON_TEST_ARTIFACTS``
     set, copied there too (CI keeps that dir as an artifact)."""
     path = tmp / f"{name}.png"
-    watched.page.screenshot(path=str(path), full_page=full_page)  # type: ignore[attr-defined]
+    watched.page.screenshot(path=str(path), full_page=full_page)
     assert path.stat().st_size > 1000
     artifacts = os.environ.get("HOLON_TEST_ARTIFACTS")
     if artifacts:
