@@ -227,6 +227,12 @@ def _gateway(found: Admission, env: Mapping[str, str]) -> None:
     problem = gateway_problem(api, env, found.facts.budget)
     if problem is not None:
         found.refuse("gateway", problem)
+    if env.get("HOLON_RECORD"):  # --record: a cassette dir and a gateway to record
+        from holon_core.cassette.admit import record_problem
+
+        refused = record_problem(env, api, found.engine.name)
+        if refused is not None:
+            found.refuse("record", refused)
 
 
 def _context_files(found: Admission, names: Sequence[str], paths: AgentPaths) -> None:

@@ -16,41 +16,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from holon_core.errors import HolonError
+from holon_core.cassette.admit import RecordRefused, no_gateway, record_problem, record_target
 from holon_core.record.outcome import Decision
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from holon_core.agent.state import RunState
     from holon_core.cassette.format import CassetteInfo, InputEntry
     from holon_core.cassette.record import Recorder
     from holon_core.engine.adapter import RunContext
 
 _KEY = "_cassette_recorder"
-VARIABLE = "HOLON_RECORD"
-
-
-class RecordRefused(HolonError):
-    reason = "invalid_input"
-
-
-def record_target(env: Mapping[str, str]) -> Path | None:
-    raw = (env.get(VARIABLE) or "").strip()
-    return Path(raw).expanduser().absolute() if raw else None
-
-
-def record_problem(env: Mapping[str, str]) -> str | None:
-    """Why ``HOLON_RECORD`` cannot be honoured, checked before the engine starts."""
-    target = record_target(env)
-    if target is None:
-        return None
-    from holon_core.cassette.writer import target_problem
-
-    problem = target_problem(target)
-    if problem is not None:
-        return f"{VARIABLE} (--record) names {target}, where no cassette can be written: {problem}"
-    return None
 
 
 def start(run: RunState, context: RunContext) -> None:
@@ -59,23 +34,18 @@ def start(run: RunState, context: RunContext) -> None:
     target = record_target(run.env)
     if target is None:
         return
-    problem = record_problem(run.env)
-    if problem is not None:
-        raise RecordRefused(problem, hint="give --record an empty or new directory")
+    if run.metadata.get("mode", "run") != "run":
+        raise RecordRefused(
+            "--record (HOLON_RECORD) records one-shot runs; serve sessions are not recorded yet",
+            hint="record the task with holon run or holon-agent",
+        )
+    problem = record_problem(run.env, context.engine.model_api, context.engine.name)
+    if problem is not None:  # the admission refused it already; kept for direct callers
+        raise problem
     session = run.metadata.get("_gateway")
     server = getattr(session, "server", None)
-    if server is None:
-        why = getattr(session, "bypass", None) or (
-            "HOLON_GATEWAY is off"
-            if context.engine.model_api is not None
-            else f"engine {context.engine.name} declares no model API"
-        )
-        raise RecordRefused(
-            f"--record (HOLON_RECORD) records the model calls the gateway sees, but this run "
-            f"has no gateway: {why}",
-            hint="run with HOLON_GATEWAY=on and the engine's API key variable set, "
-            "or without --record",
-        )
+    if server is None:  # bypassed: no key variable set, or an API the gateway does not speak
+        raise no_gateway(getattr(session, "bypass", None) or "it was not started")
     from holon_core.cassette.record import Recorder
     from holon_core.cassette.scrub import Scrubber
     from holon_core.untrusted.redact import secret_values

@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from holon_core.cassette.admit import target_problem
 from holon_core.cassette.format import (
     BODIES_DIR,
     CALLS_FILE,
@@ -25,23 +26,6 @@ from holon_core.cassette.format import (
     info_text,
 )
 from holon_core.cassette.scrub import Scrubber, leftovers
-
-
-def target_problem(target: Path) -> str | None:
-    """Why a cassette cannot be written at ``target`` (None: it can), checked before the run
-    so a bad ``--record DIR`` costs no model calls."""
-    if target.exists() and not target.is_dir():
-        return f"{target} exists and is not a directory"
-    if target.is_dir() and any(target.iterdir()) and not (target / INFO_FILE).is_file():
-        return f"{target} is a directory that holds files but no cassette ({INFO_FILE})"
-    parent = target.parent
-    while not parent.exists() and parent != parent.parent:  # made when the cassette is written
-        parent = parent.parent
-    if not parent.is_dir():
-        return f"{parent} is not a directory"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"the directory {parent} is not writable"
-    return None
 
 
 def write_cassette(

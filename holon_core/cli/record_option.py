@@ -25,7 +25,7 @@ def record_option(text: str | None, *, container: bool = False) -> Path | None:
     raw = text if text is not None else (os.environ.get("HOLON_RECORD") or "").strip() or None
     if raw is None:
         return None
-    from holon_core.cassette.writer import target_problem
+    from holon_core.cassette.admit import target_problem
 
     target = Path(raw).expanduser().absolute()
     if container:

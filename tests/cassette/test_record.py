@@ -93,3 +93,45 @@ def test_a_refused_call_and_a_plain_answer_are_recorded_as_they_were(https_provi
     assert second.response.size == len(plain.content)
     answer = second.response.text if second.response.text is not None else ""
     assert json.loads(answer) == plain.json()
+
+
+def test_the_recorder_passes_each_chunk_on_before_the_next_arrives():
+    """The upstream sends its second event only once the client has read the first: a
+    recorder that held the stream back would never let it (the wait would run out)."""
+    import asyncio
+
+    first_read = asyncio.Event()
+    first = b'event: message_start\ndata: {"type":"message_start"}\n\n'
+    second = b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+
+    async def upstream():
+        yield first[:10]
+        yield first[10:]
+        await asyncio.wait_for(first_read.wait(), timeout=30)
+        yield second
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=upstream()
+        )
+
+    recorder = Recorder("anthropic-messages", "https://api.example", "", Scrubber([]))
+
+    async def client() -> bytes:
+        seen = b""
+        transport = recorder.wrap(httpx.MockTransport(answer))
+        async with (
+            httpx.AsyncClient(transport=transport) as http,
+            http.stream("POST", "https://api.example/v1/messages", json=BODY) as response,
+        ):
+            async for chunk in response.aiter_raw():
+                seen += chunk
+                if seen == first:
+                    first_read.set()
+        return seen
+
+    assert asyncio.run(client()) == first + second
+    [call] = recorder.ordered()
+    store = recorder.store
+    assert [event_bytes(e, store) for e in call.events or []] == [first, second]
+    assert call.error is None and call.first_byte_ms is not None

@@ -81,3 +81,24 @@ def test_holon_agent_refuses_to_record_without_the_gateway(
         error = result.manifest["error"]
         assert "records the model calls the gateway sees" in error and why in error
         assert not target.exists()
+
+
+def test_the_probe_refuses_what_the_run_refuses(tmp_path):
+    """holon-agent --probe and the run give the same verdict on --record (one admission)."""
+    (tmp_path / "file").write_text("x\n")
+    cases = [
+        (str(tmp_path / "file"), {}, "exists and is not a directory"),
+        (str(tmp_path / "new"), {}, "engine replay declares no model API"),
+        (str(tmp_path / "new"), {"HOLON_GATEWAY": "off"}, "HOLON_GATEWAY is off"),
+    ]
+    for target, env, says in cases:
+        task = make_task(tmp_path / f"t{len(says)}", goal="Create hello.txt", replay=[])
+        probe = run_agent(task, "replay", env=env, args=["--probe", "--record", target])
+        run = run_agent(task, "replay", env=env, args=["--record", target])
+        for result in (probe, run):
+            assert result.exit_code == 1, result.stderr
+            assert result.manifest is not None and result.reason == "invalid_input"
+            assert says in result.manifest["error"]
+        assert probe.manifest is not None and run.manifest is not None
+        assert probe.manifest["error"] == run.manifest["error"]
+        assert not (tmp_path / "new").exists()
