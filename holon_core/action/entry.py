@@ -79,5 +79,6 @@ def step_outputs(result: RunResult) -> dict[str, str]:
         "patch": path(result.patch),
         "report": path(result.report),
         "trajectory": path(result.trajectory),
+        "pull-request": result.pull_request or "",
         "output-dir": path(result.manifest.parent if result.manifest else None),
     }

@@ -45,6 +45,7 @@ class RunResult:
     patch: Path | None = None
     report: Path | None = None
     trajectory: Path | None = None
+    pull_request: str | None = None
 
 
 def refused(reason: str, error: str) -> RunResult:
@@ -84,6 +85,7 @@ def read_result(output: Path, exit_code: int | None) -> RunResult:
     summary = read_regular(output / "summary.md", _SUMMARY_CAP)
     if summary is not None:
         result.summary = summary[:_SUMMARY_CAP].decode("utf-8", "replace")
+    result.pull_request = _pull_request(_json(output / "publish-result.json"))
     for name, attr in (("report.html", "report"), ("evidence/trajectory.json", "trajectory")):
         if (output / name).is_file() and not (output / name).is_symlink():
             setattr(result, attr, output / name)
@@ -108,6 +110,17 @@ def _figures(result: RunResult, meta: dict[str, Any]) -> None:
         result.tokens = sum(c for c in counts if isinstance(c, int))
     if isinstance(meta.get("files_changed"), int):
         result.files_changed = meta["files_changed"]
+
+
+def _pull_request(published: dict[str, Any] | None) -> str | None:
+    """The pull request ``holon solve --publish`` opened or updated (publish-result.json)."""
+    actions = published.get("actions") if published else None
+    for action in actions if isinstance(actions, list) else []:
+        if isinstance(action, dict) and action.get("action") == "pull_request":
+            url = action.get("url")
+            if isinstance(url, str) and url.startswith(("https://", "http://")):
+                return url
+    return None
 
 
 def _json(path: Path) -> dict[str, Any] | None:

@@ -71,6 +71,8 @@ def _rows(result: RunResult) -> list[tuple[str, str]]:
         rows.append(("tokens", str(result.tokens)))
     if result.files_changed is not None:
         rows.append(("files changed", str(result.files_changed)))
+    if result.pull_request:
+        rows.append(("pull request", result.pull_request))
     return rows
 
 

@@ -15,7 +15,7 @@ from .runner import Step, run_step, runner_env
 
 OUTPUTS = {
     "outcome", "reason", "exit-code", "cost-usd", "tokens", "files-changed", "manifest",
-    "patch", "report", "trajectory", "output-dir",
+    "patch", "report", "trajectory", "output-dir", "pull-request",
 }  # fmt: skip
 
 
@@ -134,3 +134,25 @@ def test_the_inputs_make_one_holon_command(tmp_path):
     ]  # fmt: skip
     goal = holon_argv(read_inputs({"INPUT_GOAL": "Fix the typo"}), tmp_path / "o")
     assert goal[:3] == ["run", "--goal", "Fix the typo"] and "--workspace" in goal
+
+
+def test_a_published_pull_request_is_an_output_and_in_the_summary(tmp_path):
+    from holon_core.action.entry import step_outputs
+    from holon_core.action.result import read_result
+    from holon_core.action.summary import job_summary
+
+    output = tmp_path / "output"
+    output.mkdir()
+    manifest = {"outcome": "success", "metadata": {"reason": "ok", "files_changed": 2}}
+    (output / "manifest.json").write_text(json.dumps(manifest))
+    url = "https://github.com/octo/app/pull/8"
+    actions = [
+        {"action": "push", "status": "pushed"},
+        {"action": "pull_request", "status": "created", "number": 8, "url": url},
+    ]
+    (output / "publish-result.json").write_text(json.dumps({"ok": True, "actions": actions}))
+    result = read_result(output, 0)
+    assert step_outputs(result)["pull-request"] == url
+    assert f"| pull request | {url} |" in job_summary(result)
+    (output / "publish-result.json").write_text('{"actions": [{"action": "pull_request"}]}')
+    assert step_outputs(read_result(output, 0))["pull-request"] == ""
