@@ -69,11 +69,16 @@ def test_failed_claude_run_says_why_on_the_first_screen(engine_binary, tmp_path:
     engine_binary("claude")
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(yaml.safe_dump(SCENARIO))
+    skill = tmp_path / "greeting-style"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeting-style\ndescription: How greetings are worded.\n---\nSay hello.\n"
+    )
     with ScriptedProvider(load_scenario(scenario)) as provider:
-        argv = ["--goal", "Add greet.py with a greet(name) function", "--workspace"]
+        argv = ["--goal", "Add greet.py with a greet(name) function", "--skill", str(skill)]
         ran = runner_kit.holon_run(
             tmp_path,
-            [*argv, str(workspace(tmp_path)), "--engine", "claude", "--json"],
+            [*argv, "--workspace", str(workspace(tmp_path)), "--engine", "claude", "--json"],
             env=provider.engine_env("claude"),
             timeout=240,
         )
@@ -111,6 +116,17 @@ def test_failed_claude_run_says_why_on_the_first_screen(engine_binary, tmp_path:
         assert diff.locator(".dl.add").count() == 2
         assert diff.locator(".dl.add .k").first.inner_text() == "def"  # Pygments' keyword
         assert page.locator("a", has_text="evidence/events.ndjson").count() == 1
+        # skills, and the gateway's figures, as the record has them
+        manifest = json.loads((report.parent / "manifest.json").read_text())
+        (used,) = manifest["metadata"]["skills"]
+        seen_words = {True: "yes", False: "no", None: "cannot tell"}
+        skill_row = page.locator("#skills + table tbody tr").first.locator("td")
+        assert skill_row.all_inner_texts()[0] == "greeting-style"
+        assert skill_row.all_inner_texts()[-1] == seen_words[used.get("seen_by_engine")]
+        calls = (report.parent / "evidence" / "model-calls.ndjson").read_text().splitlines()
+        assert page.locator("#model-calls + details tbody tr").count() == len(calls) > 0
+        cost = page.locator("#facts div", has_text="Cost").inner_text()
+        assert f"${manifest['metadata']['cost']['usd']:,.4f}" in cost and "metered" in cost
         keep_screenshot(seen, tmp_path, "report-run-failed-full", full_page=True)
         assert seen.errors == []
         assert seen.dialogs == []
