@@ -51,6 +51,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="record the run's model calls as a cassette in DIR (else HOLON_RECORD; "
         "docs/cassettes.md)",
     )
+    parser.add_argument(
+        "--cassette",
+        metavar="DIR",
+        help="replay the cassette in DIR instead of calling the model API (else "
+        "HOLON_CASSETTE; docs/cassettes.md)",
+    )
+    parser.add_argument(
+        "--cassette-mode",
+        choices=("strict", "lenient"),
+        help="a request not recorded fails the run (strict, default) or gets the nearest "
+        "recorded answer with a warning (lenient; else HOLON_CASSETTE_MODE)",
+    )
     parser.add_argument("--probe", action="store_true", help="check readiness, run nothing")
     return parser
 
@@ -67,6 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         env["HOLON_MAX_COST_USD"] = args.max_cost
     if args.record is not None:
         env["HOLON_RECORD"] = args.record
+    if args.cassette is not None:
+        env["HOLON_CASSETTE"] = args.cassette
+    if args.cassette_mode is not None:
+        env["HOLON_CASSETTE_MODE"] = args.cassette_mode
     flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
     flags["state"] = args.state
     paths = resolve_paths(flags, env)

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from holon_core.agent import gateway_run, record, record_cassette, telemetry_run
+from holon_core.agent import (
+    gateway_run,
+    record,
+    record_cassette,
+    replay_cassette,
+    telemetry_run,
+)
 from holon_core.agent.admission import Admission, admit_engine, admit_skills
 from holon_core.agent.evidence import Evidence
 from holon_core.agent.interrupt import until_launch
@@ -201,17 +207,19 @@ def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
     def until_plan() -> tuple[RunContext, LaunchPlan, EventParser]:
         context = _prepare(run, options, run_id)
         assert run.plugins is not None
+        replay_cassette.prepare(run, context)  # --cassette: read it; a dummy key if none
         # the engine's env: endpoint -> gateway, no real key
         gateway_run.start(run, context, options.gateway)
         telemetry_run.to_engine(run, context)  # TRACEPARENT: the run's invoke_agent span
         record_cassette.start(run, context)  # --record: a recorder under the gateway
+        replay_cassette.start(run, context)  # --cassette: answers from it under the gateway
         run.evidence.phase("launch")
         return context, run.plugins.launch(context), run.plugins.event_parser(context)
 
     # Until the engine exists, a stop signal interrupts whatever blocks (agent/interrupt.py).
     context, plan, parser = until_launch(run.cancel, until_plan)
     _execute(run, context, plan, parser, options.on_event)
-    return gateway_run.overrule(run, _judge(run, context))
+    return replay_cassette.overrule(run, gateway_run.overrule(run, _judge(run, context)))
 
 
 def _prepare(run: RunState, options: AgentOptions, run_id: str) -> RunContext:
@@ -354,7 +362,11 @@ def _execute(
         wall_timeout=wall,
         silence_timeout=silence,
         cancel=run.cancel,
-        should_abort=lambda: parser.report.abort_reason or gateway_run.abort_reason(run),
+        should_abort=lambda: (
+            parser.report.abort_reason
+            or gateway_run.abort_reason(run)
+            or replay_cassette.abort_reason(run)
+        ),
         on_start=lambda _pid: warm_up.start(),
         on_output=ev.output,
         spool_dir=str(run.run_dir) if run.run_dir is not None else None,

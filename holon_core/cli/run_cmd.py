@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from holon_core.cli.cassette_option import add_cassette_options, cassette_settings
 from holon_core.cli.record_option import add_record_option, record_option
 from holon_core.errors import HolonError, InputError
 from holon_core.runner.agent_env import AGENT_CMD_ENV, AGENT_PATHS, AGENT_PATHS_ENV
@@ -80,6 +81,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "HOLON_MAX_COST_USD; docs/gateway.md)",
     )
     add_record_option(parser)
+    add_cassette_options(parser)
     parser.add_argument(
         "--agent",
         metavar="COMMAND",
@@ -206,7 +208,9 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
             serve=args.serve,
             report=args.report,
         )
-        result = run_task(options, env=_agent_settings(args), stops=stops)
+        env = _agent_settings(args)
+        env |= cassette_settings(args, env, container=args.container is not None)
+        result = run_task(options, env=env, stops=stops)
     except (HolonError, RunCancelled) as exc:
         reason = exc.reason if isinstance(exc, HolonError) else "cancelled"
         aborted = RunAborted(str(exc), reason=reason, cancelled=isinstance(exc, RunCancelled))

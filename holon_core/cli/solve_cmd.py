@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from holon_core.cli.cassette_option import add_cassette_options, cassette_settings
 from holon_core.cli.record_option import add_record_option, record_option
 from holon_core.cli.run_cmd import max_cost_option, report_option, timeout_option
 from holon_core.errors import HolonError, InputError
@@ -60,6 +61,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--keep-snapshot", action="store_true", help="keep the snapshot and run-local homes"
     )
     add_record_option(parser)
+    add_cassette_options(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     report_option(parser)
@@ -82,6 +84,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
         timeout = timeout_option(args.timeout)
         max_cost = max_cost_option(args.max_cost)
         record = record_option(args.record)  # before any GitHub call
+        env |= cassette_settings(args, env)
         workspace = args.workspace.expanduser().resolve()
         request, title, token = _prepare(args, env, workspace)
         with tempfile.TemporaryDirectory(prefix="holon-solve-") as tmp:

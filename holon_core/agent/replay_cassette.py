@@ -1,0 +1,148 @@
+"""Where the run pipeline meets cassette replay (``HOLON_CASSETTE`` / ``--cassette DIR``).
+
+:func:`prepare`, before the gateway starts: reads the cassette (a bad one is refused before
+the engine starts) and, when none of the engine's key variables is set, gives the gateway a
+dummy key for the first one. That is the generic way no key is needed: the adapter's
+credential check passes in replay mode (``EngineAdapter.preflight``), the gateway hands the
+engine its usual placeholder and swaps in the dummy, which the replay transport ignores; no
+adapter code knows about replay. :func:`start`, once the gateway runs: puts the replay
+transport under its client. While the engine runs, :func:`abort_reason` stops it after a
+strict refusal; :func:`overrule` makes the run a ``replay_mismatch`` failure, writes
+``evidence/replay-mismatch.md`` and the manifest's ``metadata.cassette_replay`` and warnings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from holon_core.errors import HolonError
+from holon_core.record.outcome import Decision
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from holon_core.agent.state import RunState
+    from holon_core.cassette.format import Cassette
+    from holon_core.cassette.replay import Mode, ReplaySession
+    from holon_core.engine.adapter import RunContext
+
+VARIABLE = "HOLON_CASSETTE"
+MODE_VARIABLE = "HOLON_CASSETTE_MODE"
+#: What the gateway sends upstream in replay mode: no upstream ever sees it.
+DUMMY_KEY = "holon-replay-no-key"
+_KEY = "_cassette_replay"
+_LOADED = "_cassette_loaded"
+REPORT = "replay-mismatch.md"
+
+
+class ReplayRefused(HolonError):
+    reason = "invalid_input"
+
+
+def cassette_dir(env: Mapping[str, str]) -> Path | None:
+    raw = (env.get(VARIABLE) or "").strip()
+    return Path(raw).expanduser().absolute() if raw else None
+
+
+def replay_mode(env: Mapping[str, str]) -> Mode:
+    raw = (env.get(MODE_VARIABLE) or "strict").strip().lower()
+    if raw not in ("strict", "lenient"):
+        raise ReplayRefused(
+            f"{MODE_VARIABLE} (--cassette-mode) is {raw!r}; it takes strict or lenient",
+            hint="use --cassette-mode strict (the default) or lenient",
+        )
+    return "lenient" if raw == "lenient" else "strict"
+
+
+def prepare(run: RunState, context: RunContext) -> None:
+    """Load the cassette ``HOLON_CASSETTE`` names; refuse what cannot replay; the dummy key."""
+    root = cassette_dir(run.env)
+    if root is None:
+        return
+    mode = replay_mode(run.env)
+    if (run.env.get("HOLON_RECORD") or "").strip():
+        raise ReplayRefused(
+            "--cassette (HOLON_CASSETTE) and --record (HOLON_RECORD) were both given: a "
+            "replayed run makes no new model calls to record",
+            hint="replay with --cassette DIR, or record with --record DIR, not both",
+        )
+    engine = context.engine
+    if engine.model_api is None:
+        raise ReplayRefused(
+            f"--cassette replays model calls, but engine {engine.name} makes none "
+            "(it declares no model API)",
+            hint="replay a cassette with the engine that recorded it",
+        )
+    from holon_core.cassette.format import read_cassette
+
+    cassette = read_cassette(root)
+    recorded = cassette.info.engine.name
+    if recorded != engine.name:
+        raise ReplayRefused(
+            f"the cassette {root} was recorded with engine {recorded}, not {engine.name}",
+            hint=f"replay it with --engine {recorded}",
+        )
+    run.metadata[_LOADED] = (cassette, mode)
+    if engine.credential_env and not any(context.env.get(n) for n in engine.credential_env):
+        context.env = {**context.env, engine.credential_env[0]: DUMMY_KEY}
+
+
+def start(run: RunState, context: RunContext) -> None:
+    """Answer the gateway's upstream calls from the cassette (after the gateway started)."""
+    loaded: tuple[Cassette, Mode] | None = run.metadata.pop(_LOADED, None)
+    if loaded is None:
+        return
+    cassette, mode = loaded
+    session = run.metadata.get("_gateway")
+    server = getattr(session, "server", None)
+    if server is None:
+        why = getattr(session, "bypass", None) or "HOLON_GATEWAY is off"
+        raise ReplayRefused(
+            f"--cassette (HOLON_CASSETTE) answers the model calls the gateway sees, but this "
+            f"run has no gateway: {why}",
+            hint="run with HOLON_GATEWAY unset or on, or without --cassette",
+        )
+    from holon_core.agent.record_cassette import _paths as run_paths
+    from holon_core.cassette.replay import ReplaySession
+
+    route = server.app.route
+    replay = ReplaySession(
+        cassette, mode, run_paths(run), route.api, upstream=route.upstream, prefix=route.prefix
+    )
+    server.wrap_transport = replay.wrap
+    run.metadata[_KEY] = replay
+    run.log.info("cassette", replaying=str(cassette.root), mode=mode, calls=len(cassette.calls))
+
+
+def _session(run: RunState) -> ReplaySession | None:
+    replay: ReplaySession | None = run.metadata.get(_KEY)
+    return replay
+
+
+def abort_reason(run: RunState) -> str | None:
+    """``replay_mismatch`` once strict mode refused a request (stops the engine)."""
+    replay = _session(run)
+    return "replay_mismatch" if replay is not None and replay.refused else None
+
+
+def overrule(run: RunState, decision: Decision) -> Decision:
+    """The replay's record and warnings; a strict refusal makes the run ``replay_mismatch``."""
+    replay = _session(run)
+    if replay is None:
+        return decision
+    run.metadata["cassette_replay"] = replay.record()
+    run.metadata.setdefault("warnings", []).extend(replay.warnings())
+    if replay.mismatches:
+        from holon_core.cassette.mismatch import report
+
+        text = report(str(replay.cassette.root), replay.mode, list(replay.mismatches))
+        run.evidence.write_line(REPORT, text.rstrip("\n"))
+    if replay.refused is None:
+        return decision
+    return Decision(
+        "failure",
+        "replay_mismatch",
+        f"the cassette replay stopped: {replay.refused} (evidence/{REPORT}; re-record the "
+        "cassette if the change is intended, or use --cassette-mode lenient)",
+    )
