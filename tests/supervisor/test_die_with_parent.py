@@ -153,7 +153,8 @@ import os, signal, sys, threading
 from pathlib import Path
 from holon_core.engine.adapter import LaunchPlan
 from holon_core.process.tree import become_subreaper
-from holon_core.process.supervisor import _Kept, shared_watchdog, supervise
+from holon_core.process.supervisor import supervise
+from holon_core.process.watchdogs import _Kept, shared_watchdog
 
 become_subreaper()
 sharing = shared_watchdog()  # as serve mode does for its turns
