@@ -135,3 +135,49 @@ def test_the_recorder_passes_each_chunk_on_before_the_next_arrives():
     store = recorder.store
     assert [event_bytes(e, store) for e in call.events or []] == [first, second]
     assert call.error is None and call.first_byte_ms is not None
+
+
+def test_concurrent_calls_are_recorded_apart_in_the_order_they_started():
+    """Two streams interleaved chunk by chunk (as a subagent beside the main loop): each
+    call keeps its own request and events; seq follows the order the calls started."""
+    import asyncio
+
+    turns = {"a": asyncio.Event(), "b": asyncio.Event()}
+
+    def event(name: str, n: int) -> bytes:
+        return f'event: delta\ndata: {{"call": "{name}", "n": {n}}}\n\n'.encode()
+
+    async def upstream(name: str, other: str):
+        for n in range(3):
+            if name == "b" or n:
+                await asyncio.wait_for(turns[name].wait(), timeout=30)
+            turns[name].clear()
+            yield event(name, n)
+            turns[other].set()
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        name = json.loads(request.content)["name"]
+        stream = upstream(name, "b" if name == "a" else "a")
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=stream)
+
+    recorder = Recorder("anthropic-messages", "https://api.example", "", Scrubber([]))
+
+    async def call(http: httpx.AsyncClient, name: str) -> bytes:
+        url = "https://api.example/v1/messages"
+        async with http.stream("POST", url, json={"name": name}) as response:
+            return b"".join([chunk async for chunk in response.aiter_raw()])
+
+    async def both() -> list[bytes]:
+        async with httpx.AsyncClient(transport=recorder.wrap(httpx.MockTransport(answer))) as http:
+            first = asyncio.create_task(call(http, "a"))
+            await asyncio.sleep(0)
+            return list(await asyncio.gather(first, call(http, "b")))
+
+    got = asyncio.run(both())
+    calls = recorder.ordered()
+    assert [c.seq for c in calls] == [0, 1]
+    assert [c.request.skeleton for c in calls] == [{"name": "a"}, {"name": "b"}]
+    for call_, name, body in zip(calls, "ab", got, strict=True):
+        events = [event_bytes(e, recorder.store) for e in call_.events or []]
+        assert events == [event(name, n) for n in range(3)]
+        assert b"".join(events) == body
