@@ -99,7 +99,7 @@ def serve_main(argv: Sequence[str]) -> int:
         from holon_core.serve.once import run_once
 
         return run_once(paths, env, engine=args.engine, model=args.model, skills=skills)
-    from holon_core.process.supervisor import shared_watchdog
+    from holon_core.process.watchdogs import shared_watchdog
     from holon_core.process.tree import become_subreaper, runs_side_by_side
     from holon_core.serve.server import serve
 
