@@ -121,15 +121,25 @@ def highlight(filename: str, lines: list[str]) -> list[Markup]:
         lexer = get_lexer_for_filename(filename.rsplit("/", 1)[-1], stripnl=False)
     except ClassNotFound:
         return plain
-    out: list[list[str]] = [[]]
+    # per line, runs of [css class, text]: a token of the same class, or blank text, joins
+    # the run before it (fewer spans, the same colours)
+    out: list[list[list[str]]] = [[]]
     for token, value in lexer.get_tokens("\n".join(lines) + "\n"):
         css = _css_class(token, STANDARD_TYPES)
         for i, piece in enumerate(value.split("\n")):
             if i:
                 out.append([])
-            if piece:
-                out[-1].append(tag("span", piece, class_=css) if css else esc(piece))
-    rendered = [Markup("".join(parts)) for parts in out[: len(lines)]]
+            runs = out[-1]
+            if not piece:
+                continue
+            if runs and (runs[-1][0] == css or piece.isspace()):
+                runs[-1][1] += piece
+            else:
+                runs.append([css, piece])
+    rendered = [
+        Markup("".join(tag("span", text, class_=css) if css else esc(text) for css, text in runs))
+        for runs in out[: len(lines)]
+    ]
     return rendered if len(rendered) == len(lines) else plain
 
 

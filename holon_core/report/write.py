@@ -51,6 +51,7 @@ def write_run_report(
 def write_batch_report(results_dir: Path, out: Path | None = None) -> Path:
     """The batch page in the results dir, and each cell's run page beside its record."""
     from holon_core.report import batch_page  # the batch package: only for a batch's page
+
     batch = load_batch(results_dir)
     pages: dict[str, Path] = {}
     for row in batch.rows:

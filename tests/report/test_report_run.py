@@ -114,7 +114,7 @@ def test_failed_claude_run_says_why_on_the_first_screen(engine_binary, tmp_path:
         assert changes.inner_text().startswith("Changes (2 files)")  # greet.py, its .pyc
         diff = page.locator(".file", has_text="greet.py")
         assert diff.locator(".dl.add").count() == 2
-        assert diff.locator(".dl.add .k").first.inner_text() == "def"  # Pygments' keyword
+        assert diff.locator(".dl.add .k").first.inner_text().strip() == "def"  # Pygments' keyword
         assert page.locator("a", has_text="evidence/events.ndjson").count() == 1
         # skills, and the gateway's figures, as the record has them
         manifest = json.loads((report.parent / "manifest.json").read_text())
