@@ -12,10 +12,13 @@ import sys
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_acp.command import (
+    AUTH_ENV,
     COMMAND_ENV,
     PASS_ENV,
     agent_command,
     bad_pass_env_names,
+    endpoint_problem,
+    endpoint_settings,
     pass_env_names,
 )
 from holon_adapter_acp.policy import POLICY_ENV, policy_from
@@ -51,6 +54,9 @@ class AcpAdapter(EngineAdapter):
         """The agent's command line and environment (the generic engine: from the user)."""
         spec_command = (run.spec.engine.model_extra or {}).get("command")
         argv = agent_command(run.env, spec_command)
+        problem = endpoint_problem(run.env)
+        if problem:
+            raise InputError(problem, hint="see docs/acp.md, 'Any other ACP agent'")
         bad = bad_pass_env_names(run.env)
         if bad:
             raise InputError(
@@ -63,9 +69,22 @@ class AcpAdapter(EngineAdapter):
         system = run.prompt.system.strip()
         return f"{system}\n\n{run.prompt.user}" if system else run.prompt.user
 
+    #: The generic engine's settings from the environment (``generic_adapter``).
+    auth_method: ClassVar[str | None] = None
+    base_url_env: ClassVar[str | None] = None
+
     def bridge_options(self, run: RunContext) -> list[str]:
         """Extra bridge flags (``--auth``, ``--mode``) a profile needs."""
-        return []
+        return ["--auth", self.auth_method] if self.auth_method else []
+
+    def endpoint_env(self, base_url: str) -> dict[str, str]:
+        """The endpoint variable ``HOLON_ACP_BASE_URL_ENV`` names, and a placeholder key."""
+        if self.base_url_env is None:
+            return {}
+        env = {self.base_url_env: base_url}
+        if self.credential_env:
+            env[self.credential_env[0]] = "sk-holon-fake-0000"
+        return env
 
     def launch(self, run: RunContext) -> LaunchPlan:
         if policy_from(run.env) not in ("allow", "reject"):
@@ -136,9 +155,14 @@ def generic_adapter(env: Mapping[str, str]) -> AcpAdapter:
     and redaction treat them as this engine's credentials.
     """
     names = tuple(name for name in pass_env_names(env) if name not in bad_pass_env_names(env))
+    api, base_url_env = endpoint_settings(env)
     attrs = {
         "credential_env": names,
         "capabilities": Capabilities(needs_credentials=bool(names)),
+        "model_api": api,
+        "base_url_env": base_url_env,
+        "passthrough_env": (base_url_env,) if base_url_env else (),
+        "auth_method": env.get(AUTH_ENV, "").strip() or None,
         "__doc__": AcpAdapter.__doc__,
     }
     generic: type[AcpAdapter] = type("GenericAcpAdapter", (AcpAdapter,), attrs)

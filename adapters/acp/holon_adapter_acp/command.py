@@ -1,10 +1,13 @@
-"""Which agent the generic ``acp`` engine starts, and which credentials it hands on.
+"""Which agent the generic ``acp`` engine starts, its credentials, endpoint and auth method.
 
 ``HOLON_ACP_COMMAND`` (shell words, e.g. ``npx -y @scope/agent --acp``) or ``engine.command``
 in the spec (a string of shell words or a list of words); the variable wins, as the
 ``HOLON_*`` variables do over the spec everywhere. ``HOLON_ACP_PASS_ENV`` names the variables
 (comma or space separated) the agent needs, typically its API key: they are passed into its
 environment, satisfy the credential check and are redacted from everything holon writes.
+``HOLON_ACP_MODEL_API`` and ``HOLON_ACP_BASE_URL_ENV`` say which model API the agent calls
+and where it reads the endpoint; ``HOLON_ACP_LOGIN`` names its ``authenticate`` method (not
+``..._AUTH``: holon redacts the values of variables named like secrets).
 """
 
 from __future__ import annotations
@@ -18,6 +21,14 @@ from holon_core import InputError
 
 COMMAND_ENV = "HOLON_ACP_COMMAND"
 PASS_ENV = "HOLON_ACP_PASS_ENV"
+#: The agent's ``authenticate`` method id, for agents that serve no session before it.
+AUTH_ENV = "HOLON_ACP_LOGIN"
+#: The model wire API the agent speaks and the variable it reads its endpoint from: with both
+#: set, holon's model gateway meters the agent and the conformance suite can point it at the
+#: scripted model server, as for any adapter that declares ``model_api`` and ``endpoint_env``.
+MODEL_API_ENV = "HOLON_ACP_MODEL_API"
+BASE_URL_ENV = "HOLON_ACP_BASE_URL_ENV"
+MODEL_APIS = ("anthropic-messages", "openai-responses", "google-generate-content")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -28,6 +39,26 @@ def pass_env_names(env: Mapping[str, str]) -> tuple[str, ...]:
 
 def bad_pass_env_names(env: Mapping[str, str]) -> list[str]:
     return [name for name in pass_env_names(env) if not _NAME.match(name)]
+
+
+def endpoint_settings(env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """(model API, endpoint variable) when both are set and well formed, else (None, None)."""
+    api, variable = env.get(MODEL_API_ENV, "").strip(), env.get(BASE_URL_ENV, "").strip()
+    if api in MODEL_APIS and _NAME.match(variable):
+        return api, variable
+    return None, None
+
+
+def endpoint_problem(env: Mapping[str, str]) -> str | None:
+    """Why the endpoint settings cannot be used, or None (both unset is fine)."""
+    api, variable = env.get(MODEL_API_ENV, "").strip(), env.get(BASE_URL_ENV, "").strip()
+    if not api and not variable:
+        return None
+    if api not in MODEL_APIS:
+        return f"{MODEL_API_ENV} must be one of {', '.join(MODEL_APIS)}, not {api!r}"
+    if not _NAME.match(variable):
+        return f"{BASE_URL_ENV} must name the variable the agent reads its endpoint from"
+    return None
 
 
 def agent_command(env: Mapping[str, str], spec_command: Any) -> list[str]:

@@ -121,3 +121,27 @@ def test_sigterm_mid_tool_leaves_nothing_running(task, profile, provider, valid_
     assert result.exit_code == 1
     assert manifest["metadata"]["reason"] == "cancelled"
     assert processes_under(task.root) == []
+
+
+def test_generic_engine_runs_gemini_from_its_command_alone(
+    task, provider, valid_manifest, engine_binary
+):
+    """``acp`` with only the user's settings; gemini in its default approval mode (the folder
+    is untrusted) asks permission for each tool, and the policy answers at once."""
+    gemini = engine_binary("gemini")
+    server = provider("write-and-run")
+    env = server.engine_env("gemini")  # GOOGLE_GEMINI_BASE_URL and a placeholder key
+    env |= {
+        "HOLON_ACP_COMMAND": f"{gemini} --acp -m gemini-test-model",
+        "HOLON_ACP_LOGIN": "gemini-api-key",
+        "HOLON_ACP_PASS_ENV": "GEMINI_API_KEY",
+        "HOLON_ACP_MODEL_API": "google-generate-content",
+        "HOLON_ACP_BASE_URL_ENV": "GOOGLE_GEMINI_BASE_URL",
+    }
+    result = run_agent(task, "acp", env=env, timeout=240)
+    manifest = valid_manifest(result)
+    assert result.exit_code == 0, manifest.get("error")
+    assert "+hello from holon" in (task.output / "diff.patch").read_text()
+    permissions = manifest["metadata"]["acp"]["permissions"]
+    assert permissions and all(p["kind"] in ("allow_once", "allow_always") for p in permissions)
+    assert manifest["metadata"]["usage"]["source"] == "gateway"

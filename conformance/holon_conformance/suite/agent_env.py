@@ -31,6 +31,11 @@ def agent_base_env() -> dict[str, str]:
 
     env = {k: os.environ[k] for k in PASSED if k in os.environ}
     env |= {k: v for k, v in os.environ.items() if k.startswith("HOLON_") and k.endswith("_BIN")}
+    # An adapter configured by its environment (the generic acp engine's HOLON_ACP_COMMAND):
+    # the variables HOLON_CONFORMANCE_PASS_ENV names reach holon-agent too.
+    for name in os.environ.get("HOLON_CONFORMANCE_PASS_ENV", "").replace(",", " ").split():
+        if name in os.environ:
+            env[name] = os.environ[name]
     env["HOLON_ENGINES_DIR"] = str(managed_engine_dir(os.environ))
     env.setdefault("LANG", "C.UTF-8")
     return env
