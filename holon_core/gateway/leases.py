@@ -9,11 +9,16 @@ finished turn's placeholders stop working the moment its lease is returned.
 from __future__ import annotations
 
 import threading
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from holon_core.gateway.budget import BudgetGuard
 from holon_core.gateway.credentials import Credentials
 from holon_core.gateway.meter import Meter
+
+#: The lease of the call being forwarded, for what runs under the proxy in the same task (a
+#: serve session's cassette recorder names each call's turn by it: holon_core/cassette).
+CURRENT: ContextVar[Lease | None] = ContextVar("holon_gateway_lease", default=None)
 
 
 @dataclass

@@ -22,6 +22,7 @@ import httpx
 from holon_core.gateway.apis import classify, error_body, path_model
 from holon_core.gateway.clamp import OutputClamp
 from holon_core.gateway.credentials import AUTH_HEADERS
+from holon_core.gateway.leases import CURRENT as CURRENT_LEASE
 from holon_core.gateway.leases import Lease, Leases
 from holon_core.gateway.meter import CallRecord, now_iso, price_call
 from holon_core.gateway.price_table import PriceTable
@@ -101,6 +102,7 @@ class GatewayApp:
             await _answer(send, 403, error_body(api, 403, message))
             return
         meter, budget = lease.meter, lease.budget
+        CURRENT_LEASE.set(lease)  # read by a cassette recorder below the client
         url = self.route.target(path) + (f"?{query}" if query else "")
         key = hash(body)
         record = _Call(api, kind, method, path, meter.attempt(path, key), started)
