@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
         ["bench.codex_overhead", "1"],
         ["bench.gemini_overhead", "1"],
         ["bench.opencode_overhead", "1"],
+        ["bench.acp_overhead", "1"],
         ["bench.output_throughput", "1", "--runs", "1"],
         ["bench.gateway_overhead", "--calls", "3", "--mib", "1", "--streams", "3"],
         ["bench.trajectory_build", "--runs", "1"],
