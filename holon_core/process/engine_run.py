@@ -17,7 +17,8 @@ import time
 from typing import TYPE_CHECKING, Literal
 
 from holon_core.process.pipes import ChunkReader, LineSplitter, Spool, StdinWriter
-from holon_core.process.tree import Proc, ProcessTree
+from holon_core.process.proc_scan import Proc
+from holon_core.process.tree import ProcessTree
 
 if TYPE_CHECKING:
     import threading

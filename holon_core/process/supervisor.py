@@ -26,16 +26,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from holon_core.process.claims import claiming, release_claims
 from holon_core.process.engine_run import STOPPED_DRAIN, EndedBy, EngineRun
 from holon_core.process.pipes import Spool
-from holon_core.process.tree import (
-    TREE_MARKER_ENV,
-    become_subreaper,
-    children_of,
-    claiming,
-    die_with_parent,
-    release_claims,
-)
+from holon_core.process.proc_scan import TREE_MARKER_ENV, children_of
+from holon_core.process.reaper import become_subreaper, die_with_parent
 from holon_core.process.watchdogs import release_watchdog, run_watchdog
 
 if TYPE_CHECKING:
@@ -43,7 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from holon_core.engine.adapter import LaunchPlan
-    from holon_core.process.tree import Proc
+    from holon_core.process.proc_scan import Proc
     from holon_core.process.watchdog import Watchdog
 
 #: The reader threads need the GIL once per pipeful they move. While the engine runs, the

@@ -6,263 +6,53 @@ becomes a child subreaper (orphans of the tree reparent to us instead of init), 
 member is any process that descends from the engine, was ever seen as a member, shares the
 engine's session, or carries the run's marker variable in its environment. Statuses are only
 ever collected by pid, never with ``waitpid(-1)``, so other code's children stay untouched.
-Processes are read straight from ``/proc`` (psutil only where there is none): kernels built
-without ``CONFIG_PROC_CHILDREN`` list no process's children, so finding the tree means a scan
-of every process, and that scan must be cheap.
+Processes are read by one cheap scan of ``/proc`` (:mod:`.proc_scan`); which children are
+another run's is kept in :mod:`.claims`, the subreaper and parent-death signal in
+:mod:`.reaper`. The rest of holon imports those names from here (``__all__``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import os
 import signal
-import sys
-import threading
 import time
-from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING
+
+from holon_core.process.claims import Claims, claiming, release_claims, runs_side_by_side
+from holon_core.process.proc_scan import (
+    TREE_MARKER_ENV,
+    Proc,
+    ProcStat,
+    children_map,
+    children_of,
+    descendants,
+    has_marker,
+    proc_stat,
+    scan,
+)
+from holon_core.process.reaper import become_subreaper, die_with_parent, is_subreaper
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable, Iterable
 
-#: Environment variable whose value marks processes as members of one supervised tree.
-TREE_MARKER_ENV = "HOLON_PROCESS_TREE"
-_PR_SET_CHILD_SUBREAPER = 36
-#: Pids (this process, after forks) that successfully became a subreaper.
-_subreaper_pids: set[int] = set()
-
-
-def become_subreaper() -> bool:
-    """Make this process a child subreaper (Linux); False where unsupported or refused.
-
-    The attribute is per process and not inherited across fork, hence the pid check.
-    """
-    if os.getpid() in _subreaper_pids:
-        return True
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        ok = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
-        return False
-    if ok:
-        _subreaper_pids.add(os.getpid())
-    return ok
-
-
-class Claims:
-    """Pids this process started for its runs, while each run lasts: engine roots and
-    holon's own helpers (watchdogs).
-
-    serve mode runs turns side by side in one process, so a child of ours that appeared after
-    a run's start is not always an orphan of that run's engine: it may be another run's engine
-    or watchdog. Starting such a process (:func:`claiming`) and sorting our children happen
-    under one lock, so a tree never adopts a process another run is about to claim.
-    """
-
-    lock = threading.Lock()
-    engines: ClassVar[set[int]] = set()
-    helpers: ClassVar[set[int]] = set()
-    #: Several runs may be under way at once (:func:`runs_side_by_side`).
-    side_by_side = False
-
-
-@contextlib.contextmanager
-def claiming() -> Iterator[type[Claims]]:
-    """Hold while starting a process no other run may adopt, and record its pid in it."""
-    with Claims.lock:
-        yield Claims
-
-
-@contextlib.contextmanager
-def runs_side_by_side(enabled: bool = True) -> Iterator[None]:
-    """Inside, several runs of this process may be under way at once (serve mode with
-    ``--max-concurrent`` above 1). Each run's own children (its git, its copies) are then
-    children of ours that no claim covers, so an orphan is adopted only by the run whose
-    marker it carries."""
-    before = Claims.side_by_side
-    Claims.side_by_side = enabled or before
-    try:
-        yield
-    finally:
-        Claims.side_by_side = before
-
-
-def release_claims(*pids: int | None) -> None:
-    """The run that claimed these pids is over: they are nobody's any more."""
-    with Claims.lock:
-        gone = {pid for pid in pids if pid is not None}
-        Claims.engines.difference_update(gone)
-        Claims.helpers.difference_update(gone)
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent(sig: signal.Signals = signal.SIGKILL) -> Callable[[], None] | None:
-    """A ``preexec_fn`` giving the child ``sig`` when this process dies (Linux; else None).
-
-    The kernel sends it when the *thread* that forked exits, so call ``Popen`` from a thread
-    that outlives the child (the main thread). If this process died before ``prctl`` ran
-    (the child was already reparented), the child ends itself at once. Everything the child
-    runs is resolved here: between fork and exec it must not import or take locks, which is
-    what makes this ``preexec_fn`` safe with other threads running (it only calls ``prctl``,
-    ``getppid`` and ``kill``).
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    parent, signum, getppid, kill, me = os.getpid(), int(sig), os.getppid, os.kill, os.getpid
-
-    def preexec() -> None:
-        prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
-        if getppid() != parent:  # too late: the parent is already gone
-            kill(me(), signum)
-
-    return preexec
-
-
-def is_subreaper() -> bool:
-    return os.getpid() in _subreaper_pids
-
-
-@dataclass(frozen=True, slots=True)
-class Proc:
-    """One process by identity: pid and start time, so a reused pid is never taken for it."""
-
-    pid: int
-    start: float
-
-
-class _Stat(NamedTuple):
-    """What one read of ``/proc/<pid>/stat`` tells (a tuple: a scan makes one per process)."""
-
-    ppid: int
-    session: int
-    zombie: bool
-    start: float
-    cpu_seconds: float
-    rss_bytes: int
-
-
-_HAS_PROC = Path("/proc/self").is_dir()
-_TICKS = os.sysconf("SC_CLK_TCK") if _HAS_PROC else 100
-_PAGE = os.sysconf("SC_PAGE_SIZE") if _HAS_PROC else 4096
-
-
-def scan() -> dict[int, _Stat]:
-    """Every process on the machine by pid.
-
-    One read of ``/proc/<pid>/stat`` a process and no psutil objects: ~2 ms of CPU for 110
-    processes where psutil's ``process_iter`` took ~12 ms, and the supervisor scans at the
-    launch, every sample and each kill round.
-    """
-    if not _HAS_PROC:
-        return _scan_psutil()
-    with os.scandir("/proc") as entries:
-        pids = [int(entry.name) for entry in entries if entry.name.isdigit()]
-    found = {}
-    for pid in pids:
-        if (stat := _stat(pid)) is not None:
-            found[pid] = stat
-    return found
-
-
-def _stat(pid: int) -> _Stat | None:
-    if not _HAS_PROC:
-        try:
-            return _scan_psutil([pid]).get(pid)
-        except Exception:  # psutil.NoSuchProcess: gone
-            return None
-    try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-        try:
-            data = os.read(fd, 4096)
-        finally:
-            os.close(fd)
-        # Fields after the command name, which may itself hold spaces and parentheses.
-        fields = data[data.rindex(b")") + 2 :].split()
-        return _Stat(
-            ppid=int(fields[1]),
-            session=int(fields[3]),
-            zombie=fields[0] in (b"Z", b"X"),
-            start=int(fields[19]),
-            cpu_seconds=(int(fields[11]) + int(fields[12])) / _TICKS,
-            rss_bytes=int(fields[21]) * _PAGE,
-        )
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _scan_psutil(pids: list[int] | None = None) -> dict[int, _Stat]:
-    """:func:`scan` (or one :func:`_stat` each of ``pids``) where there is no ``/proc``."""
-    import psutil
-
-    found = {}
-    for proc in psutil.process_iter() if pids is None else map(psutil.Process, pids):
-        try:
-            with proc.oneshot():
-                times = proc.cpu_times()
-                found[proc.pid] = _Stat(
-                    ppid=proc.ppid(),
-                    session=os.getsid(proc.pid),
-                    zombie=proc.status() == psutil.STATUS_ZOMBIE,
-                    start=proc.create_time(),
-                    cpu_seconds=times.user + times.system,
-                    rss_bytes=proc.memory_info().rss,
-                )
-        except (psutil.Error, OSError):
-            continue
-    return found
-
-
-def _has_marker(pid: int, marker: str) -> bool:
-    """Whether the process's environment holds the tree's marker variable."""
-    if not _HAS_PROC:
-        import psutil
-
-        try:
-            return bool(psutil.Process(pid).environ().get(TREE_MARKER_ENV) == marker)
-        except psutil.Error:
-            return False
-    try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes()
-    except OSError:  # gone, or not ours to read: no claim
-        return False
-    return f"{TREE_MARKER_ENV}={marker}".encode() in environ.split(b"\0")
-
-
-def _children(procs: dict[int, _Stat]) -> dict[int, list[int]]:
-    children: dict[int, list[int]] = defaultdict(list)
-    for pid, stat in procs.items():
-        children[stat.ppid].append(pid)
-    return children
-
-
-def children_of(pid: int) -> list[Proc]:
-    """The direct children of ``pid`` alive now (zombies included)."""
-    return [Proc(p, s.start) for p, s in scan().items() if s.ppid == pid]
-
-
-def descendants(pid: int) -> list[Proc]:
-    """All live descendants of ``pid`` (empty when it is gone)."""
-    procs = scan()
-    if pid not in procs:
-        return []
-    children, found, queue = _children(procs), {pid}, [pid]
-    while queue:
-        for child in children.get(queue.pop(), []):
-            if child not in found:
-                found.add(child)
-                queue.append(child)
-    return [Proc(p, procs[p].start) for p in found - {pid}]
+#: The names the rest of holon imports from here; each lives in the module it is imported from.
+__all__ = [
+    "TREE_MARKER_ENV",
+    "Claims",
+    "KillReport",
+    "Proc",
+    "ProcessTree",
+    "become_subreaper",
+    "children_of",
+    "claiming",
+    "descendants",
+    "die_with_parent",
+    "kill_tree",
+    "release_claims",
+    "runs_side_by_side",
+    "scan",
+]
 
 
 class ProcessTree:
@@ -287,7 +77,7 @@ class ProcessTree:
         #: other child of ours besides the engine is an orphan of the engine's tree that
         #: reparented to us, the subreaper, whatever session or environment it gave itself.
         self.foreign = None if foreign is None else set(foreign)
-        root = _stat(root_pid)
+        root = proc_stat(root_pid)
         if root is not None:
             self.seen.add(Proc(root_pid, root.start))
 
@@ -305,9 +95,9 @@ class ProcessTree:
         """
         return list(self._members(scan(), everywhere=everywhere))
 
-    def _members(self, procs: dict[int, _Stat], *, everywhere: bool) -> dict[Proc, _Stat]:
-        children = _children(procs)
-        found: dict[Proc, _Stat] = {}
+    def _members(self, procs: dict[int, ProcStat], *, everywhere: bool) -> dict[Proc, ProcStat]:
+        children = children_map(procs)
+        found: dict[Proc, ProcStat] = {}
         visited: set[int] = set()
         adopting = is_subreaper()
         with Claims.lock:  # after the scan: a child it saw is claimed by now, if ever
@@ -345,7 +135,7 @@ class ProcessTree:
         self.seen.update(found)
         return found
 
-    def _adopted(self, proc: Proc, stat: _Stat, engines: set[int], helpers: set[int]) -> bool:
+    def _adopted(self, proc: Proc, stat: ProcStat, engines: set[int], helpers: set[int]) -> bool:
         """A direct child of ours that is neither the engine nor one we had before it, nor
         claimed (another run's engine, a watchdog), nor in another run's engine session.
 
@@ -359,15 +149,15 @@ class ProcessTree:
         if proc.pid in engines or proc.pid in helpers or stat.session in engines:
             return False
         if (engines or Claims.side_by_side) and self.marker is not None:
-            return _has_marker(proc.pid, self.marker)
+            return has_marker(proc.pid, self.marker)
         return True
 
-    def _claims(self, proc: Proc, stat: _Stat, by_session: bool) -> bool:
+    def _claims(self, proc: Proc, stat: ProcStat, by_session: bool) -> bool:
         if proc in self._rejected:
             return False
         if by_session and stat.session == self.root_pid:
             return True
-        if self.marker is not None and _has_marker(proc.pid, self.marker):
+        if self.marker is not None and has_marker(proc.pid, self.marker):
             return True
         self._rejected.add(proc)
         return False
@@ -424,7 +214,7 @@ def kill_tree(find: Callable[[], Iterable[Proc]], *, timeout: float = 10.0) -> K
 
 def _kill(proc: Proc) -> bool:
     """SIGKILL ``proc`` if it is still that process and not yet a zombie."""
-    stat = _stat(proc.pid)
+    stat = proc_stat(proc.pid)
     if stat is None or stat.start != proc.start or stat.zombie:
         return False
     try:
@@ -448,7 +238,7 @@ def _reap(procs: list[Proc], deadline: float) -> float:
     while pending:
         ours = False
         for proc in list(pending):
-            stat = _stat(proc.pid)
+            stat = proc_stat(proc.pid)
             if stat is None or stat.start != proc.start:
                 pending.discard(proc)  # reaped by its parent or by init
                 continue

@@ -1,7 +1,7 @@
 """A watchdog that kills an engine's processes if holon-agent is killed outright (SIGKILL).
 
 The engine itself dies with the agent (``PR_SET_PDEATHSIG``, see
-:func:`holon_core.process.tree.die_with_parent`), but its tool processes would not: the agent
+:func:`holon_core.process.reaper.die_with_parent`), but its tool processes would not: the agent
 was their subreaper, and a SIGKILLed agent runs no cleanup. So a watchdog (a forked copy of
 the agent) waits on a pipe the agent holds open; end-of-file without the agent having stopped
 it means the agent is gone, and it SIGKILLs every process in the engine's process group or
@@ -23,7 +23,7 @@ import signal
 import sys
 import time
 
-from holon_core.process.tree import TREE_MARKER_ENV
+from holon_core.process.proc_scan import TREE_MARKER_ENV
 
 #: How long the watchdog keeps sweeping for processes forked while it was killing.
 _SWEEP_SECONDS = 10.0

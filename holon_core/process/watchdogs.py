@@ -1,7 +1,7 @@
 """Which watchdog a supervised run gets: its own, or the one serve mode's runs share.
 
 A watchdog (:mod:`holon_core.process.watchdog`) kills a run's tree if the agent itself is
-SIGKILLed. Each run claims its watchdog (:func:`~holon_core.process.tree.claiming`), so no
+SIGKILLed. Each run claims its watchdog (:func:`~holon_core.process.claims.claiming`), so no
 other run beside it takes the watchdog for an orphan of its engine.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from holon_core.process.tree import claiming, release_claims
+from holon_core.process.claims import claiming, release_claims
 from holon_core.process.watchdog import Watchdog
 
 if TYPE_CHECKING:
