@@ -36,7 +36,9 @@ TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\d{8}T\d{6}-[0-9a-f]{6}(?:-[0-9a-f]{8})?"), "<run-id>"),
     # the gateway's per-run placeholder key, when a tool prints the environment
     (re.compile(r"holon-placeholder-[0-9a-f]{32}"), "<placeholder>"),
-    # Claude Code's per-request billing header hash
+    # Claude Code's billing header (system[0]): its version suffix and cch hash follow the
+    # prompt and the request; never what the model is asked
+    (re.compile(r"x-anthropic-billing-header:[^\n]*"), "x-anthropic-billing-header: <billing>"),
     (re.compile(r"\bcch=[0-9a-f]+"), "cch=<cch>"),
     (
         re.compile(

@@ -15,10 +15,29 @@ from tests.gateway.test_gateway_engines import ENGINES, engine_env
 GOAL = "Create hello.txt"
 
 
-def record(engine: str, server: Any, ca_file: Path, where: Path, target: Path) -> Any:
+def record(
+    engine: str,
+    server: Any,
+    ca_file: Path,
+    where: Path,
+    target: Path,
+    *,
+    args: tuple[str, ...] = (),
+) -> Any:
     task = make_task(where / "task", goal=GOAL, files={"README.md": "hi\n"})
     env = engine_env(server, engine, ca_file)
-    return run_agent(task, engine, env=env, args=["--record", str(target)], timeout=240)
+    argv = ["--record", str(target), *args]
+    return run_agent(task, engine, env=env, args=argv, timeout=240)
+
+
+def write_skill(root: Path, description: str) -> Path:
+    """A skill dir whose description (what every engine lists in its prompt) is given."""
+    skill = root / "house-style"
+    skill.mkdir(parents=True, exist_ok=True)
+    (skill / "SKILL.md").write_text(
+        f"---\nname: house-style\ndescription: {description}\n---\n\nWrite plain files.\n"
+    )
+    return skill
 
 
 def replay_env(engine: str, upstream: str) -> dict[str, str]:
