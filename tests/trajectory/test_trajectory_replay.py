@@ -65,3 +65,22 @@ def test_a_link_planted_at_the_events_file_is_not_followed(tmp_path):
     path = result.output_dir / "evidence" / "trajectory.json"
     assert_atif_valid(path)
     assert "from outside the record" not in path.read_text()
+
+
+def test_a_serve_turn_writes_a_valid_trajectory(tmp_path):
+    from tests.runner.kit import holon_run, make_workspace, write_task
+
+    workspace = make_workspace(tmp_path / "ws", "git")
+    spec = write_task(tmp_path / "task", WRITE_AND_RUN)
+    output = tmp_path / "out"
+    ran = holon_run(
+        tmp_path,
+        [str(spec), "--serve", "--engine", "replay", "--workspace", str(workspace),
+         "--output", str(output)],
+    )  # fmt: skip
+    assert ran.exit_code == 0, ran.stderr
+    path = output / "evidence" / "trajectory.json"
+    assert_atif_valid(path)
+    document = json.loads(path.read_text())
+    assert document["extra"]["outcome"] == "success"
+    assert any(s.get("tool_calls") for s in document["steps"])
