@@ -23,7 +23,7 @@ from holon_adapter_acp.agent_errors import AgentError, meta_error, system_error
 from holon_adapter_acp.outcome_map import STOP_REASONS, error_reason, error_sentence
 from holon_adapter_acp.retries import RetryWatch, retry_reason
 from holon_adapter_acp.tools import FINISHED, ToolCall, finish, start_event
-from holon_core import Event, JsonLinesParser
+from holon_core import EngineReport, Event, JsonLinesParser
 
 EMPTY_TURN = (
     "the ACP agent ended its turn (end_turn) without a message or a tool call; an agent "
@@ -68,7 +68,8 @@ class AcpParser(JsonLinesParser):
         ]
 
     def _on_session(self, raw: dict[str, Any]) -> list[Event]:
-        self.report.session_id = raw.get("session_id")
+        session_id = raw.get("session_id")
+        self.report.session_id = session_id if isinstance(session_id, str) else None
         if raw.get("model"):
             self.report.model = str(raw["model"])
         return [
@@ -240,6 +241,6 @@ class AcpParser(JsonLinesParser):
             if usage:
                 self.report.usage = usage
 
-    def finish(self, exit_code: int | None) -> Any:
+    def finish(self, exit_code: int | None) -> EngineReport:
         self.report.extra["permissions"] = self._permissions
         return self.report
