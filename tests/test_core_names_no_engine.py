@@ -18,6 +18,9 @@ ENGINE = re.compile(r"claude|codex|gemini", re.IGNORECASE)
 DOCS = {"conformance/holon_conformance/suite/rfc-0002.yaml"}
 #: Keyword arguments whose string is help text, not code.
 HELP_KEYWORDS = {"description", "help"}
+#: Identifiers of published conventions that name a model API's provider, not an engine:
+#: OpenTelemetry's GenAI provider for Google's generateContent API is ``gcp.gemini``.
+CONVENTION_NAMES = {"GCP_GEMINI"}
 
 
 def code_mentions(path: Path) -> list[str]:
@@ -37,7 +40,8 @@ def code_mentions(path: Path) -> list[str]:
         keyword = [t.string for t in before[-2:]]
         help_text = token.type == tokenize.STRING and keyword[-1:] == ["="]
         help_text = help_text and keyword[0] in HELP_KEYWORDS
-        if not (docstring or help_text) and ENGINE.search(token.string):
+        convention = token.type == tokenize.NAME and token.string in CONVENTION_NAMES
+        if not (docstring or help_text or convention) and ENGINE.search(token.string):
             found.append(f"{path.name}:{token.start[0]}: {token.line.strip()}")
         before.append(token)
     return found
