@@ -84,27 +84,33 @@ class PathMap:
         """``named``: token name -> absolute path (None or ``/`` skipped)."""
         found: list[tuple[str, str]] = []
         for name, path in named.items():
-            if not path or path == "/":
+            path = (path or "").rstrip("/")
+            if path.count("/") < 2:  # "/tmp" itself: a system dir, not the run's
                 continue
-            path = path.rstrip("/")
             found.append((path, f"<{name}>"))
-            if path.count("/") >= 2:  # "-tmp" alone would match ordinary words
-                slug = re.sub(r"[^A-Za-z0-9]", "-", path)
-                found.append((slug, f"<{name}-slug>"))
+            found.append((re.sub(r"[^A-Za-z0-9]", "-", path), f"<{name}-slug>"))
         found.sort(key=lambda pair: len(pair[0]), reverse=True)
         return cls(tuple(found))
 
     def apply(self, text: str) -> str:
-        for path, token in self.pairs:
-            if path in text:
-                text = text.replace(path, token)
-        return text
+        return replace_all(text, dict(self.pairs))
 
     def onto(self, other: PathMap) -> list[tuple[str, str]]:
         """(this run's path, the other run's) for each token both know: how a recorded
         response's paths become the replay's."""
         theirs = {token: path for path, token in other.pairs}
         return [(path, theirs[token]) for path, token in self.pairs if token in theirs]
+
+
+def replace_all(text: str, table: dict[str, str]) -> str:
+    """Each key of ``table`` replaced by its value in one pass, longest key first, so a
+    replacement is never replaced again (a run's paths often start with another's)."""
+    found = [key for key in table if key and key in text]
+    if not found:
+        return text
+    found.sort(key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(key) for key in found))
+    return pattern.sub(lambda match: table[match.group(0)], text)
 
 
 def normalize_text(text: str, paths: PathMap) -> str:

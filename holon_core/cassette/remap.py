@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from holon_core.cassette.normalize import replace_all
+
 #: Delta events: (event ``type``, the field holding the fragment), per wire API.
 _DELTAS = {
     "content_block_delta": ("delta", ("text", "partial_json")),
@@ -31,10 +33,7 @@ class PathRewrite:
         self.pairs = sorted(((a, b) for a, b in pairs if a and a != b), key=lambda p: -len(p[0]))
 
     def text(self, value: str) -> str:
-        for old, new in self.pairs:
-            if old in value:
-                value = value.replace(old, new)
-        return value
+        return replace_all(value, dict(self.pairs))
 
     def touches(self, data: bytes) -> bool:
         return any(old.encode() in data or _escaped(old) in data for old, _ in self.pairs)

@@ -13,18 +13,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from holon_core.cli.cassette_check_cmd import HELP as CHECK_HELP
+from holon_core.cli.cassette_check_cmd import add_check_arguments, run_check
 from holon_core.errors import InputError
 
 ACTIONS = {
     "list": "list the cassettes at or under DIR: engine, model, outcome, calls, size",
     "show": "show one cassette: what ran and each model call",
+    "check": CHECK_HELP,
 }
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "cassette",
-        help="list and show recorded cassettes (holon run --record DIR)",
+        help="list, show and check recorded cassettes (holon run --record DIR)",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -32,15 +35,22 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     for name, text in ACTIONS.items():
         action = actions.add_parser(name, help=text, description=text)
         action.add_argument("dir", metavar="DIR")
+        if name == "check":
+            add_check_arguments(action)
+            continue
         action.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.cassette_command is None:
-        raise InputError("say what to do: holon cassette list DIR | holon cassette show DIR")
+        raise InputError(
+            "say what to do: holon cassette list DIR | show DIR | check DIR [--workspace W]"
+        )
     root = Path(args.dir).expanduser().absolute()
     if not root.is_dir():
         raise InputError(f"{root} is not a directory", hint="give the directory --record wrote")
+    if args.cassette_command == "check":
+        return run_check(root, args)
     if args.cassette_command == "list":
         return _list(root, as_json=args.json)
     return _show(root, as_json=args.json)
