@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from holon_core.cassette.admit import RecordRefused, no_gateway, record_problem, record_target
+from holon_core.cassette.admit import no_gateway, record_problem, record_target
 from holon_core.record.outcome import Decision
 
 if TYPE_CHECKING:
@@ -34,11 +34,11 @@ def start(run: RunState, context: RunContext) -> None:
     target = record_target(run.env)
     if target is None:
         return
-    if run.metadata.get("mode", "run") != "run":
-        raise RecordRefused(
-            "--record (HOLON_RECORD) records one-shot runs; serve sessions are not recorded yet",
-            hint="record the task with holon run or holon-agent",
-        )
+    if run.metadata.get("mode", "run") != "run":  # a serve turn: a part of the session's
+        from holon_core.agent.record_session import open_turn
+
+        run.metadata[_KEY] = open_turn(run)
+        return
     problem = record_problem(run.env, context.engine.model_api, context.engine.name)
     if problem is not None:  # the admission refused it already; kept for direct callers
         raise problem
@@ -65,6 +65,11 @@ def finish(run: RunState, decision: Decision, manifest: dict[str, Any]) -> Decis
     cannot be written makes the run a ``holon_error`` failure (nothing is left behind)."""
     held = run.metadata.pop(_KEY, None)
     if held is None:
+        return decision
+    if not isinstance(held, tuple):  # a serve turn: the session writes the cassette
+        from holon_core.agent.record_session import close_turn
+
+        close_turn(run, manifest, held)
         return decision
     target, recorder = held
     from holon_core.cassette.format import CassetteError

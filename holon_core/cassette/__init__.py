@@ -8,9 +8,10 @@ check). Docs: ``docs/cassettes.md``.
 
 What it may import: the standard library, pydantic, httpx, :mod:`holon_core.errors`,
 :mod:`holon_core.untrusted.redact` and the gateway's wire helpers
-(:mod:`holon_core.gateway.apis`). It never imports the agent pipeline, serve mode, an adapter
-or the conformance kit; the pipeline hooks it in through the gateway session and
-``holon_core.agent``.
+(:mod:`holon_core.gateway.apis`, :mod:`~holon_core.gateway.setting`, and
+:mod:`~holon_core.gateway.leases` to tell a serve session's turns apart). It never imports the
+agent pipeline, serve mode, an adapter or the conformance kit; the pipeline hooks it in
+through ``holon_core.agent`` (``record_cassette``, ``record_session``).
 
 Nothing is imported here, so loading the package costs nothing until a cassette is used.
 """

@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -59,6 +59,8 @@ class Recorder:
         self.store = BodyStore()
         self.calls: list[RecordedCall] = []
         self.part: str | None = None
+        #: Names the part (serve turn) of the call being made, when a session is recorded.
+        self.part_of: Callable[[], str | None] | None = None
         self.started = time.perf_counter()
         self._seq = itertools.count()
         self._lock = threading.Lock()
@@ -78,11 +80,12 @@ class Recorder:
     def begin(self, request: httpx.Request) -> _Pending:
         body = request.content
         path = self.engine_path(request.url)
+        part = self.part_of() if self.part_of is not None else self.part
         with self._lock:
             seq = next(self._seq)
             attempt = self._attempts.get((path, body), 0) + 1
             self._attempts[(path, body)] = attempt
-        return _Pending(seq, time.perf_counter(), request, path, body, attempt, self.part)
+        return _Pending(seq, time.perf_counter(), request, path, body, attempt, part)
 
     def finish(self, pending: _Pending) -> None:
         """Turn a finished call into its record (once; later calls do nothing)."""

@@ -74,6 +74,9 @@ def load_session(
     from holon_core.gateway.shared import open_shared
 
     gateway = open_shared(adapter, env)  # one for the session, leased to each turn
+    from holon_core.agent.record_session import start_session
+
+    start_session(gateway, adapter, env)  # HOLON_RECORD: the session's cassette
     store = Store(paths.state)
     for response_id in store.settle_interrupted(redact):
         print(f"holon-agent serve: {response_id} was interrupted (marked failed)", file=sys.stderr)
@@ -241,12 +244,14 @@ def serve(
     try:
         server.run(sockets=[sock])
     finally:
+        from holon_core.agent.record_session import finish_session
         from holon_core.gateway.shared import close_shared
 
         close_shared(session.gateway)
+        recorded = finish_session(session.gateway)  # HOLON_RECORD: written once all turns end
         sock.close()
         with contextlib.suppress(OSError):
             now = path.stat()
             if (now.st_dev, now.st_ino) == (identity.st_dev, identity.st_ino):
                 path.unlink()
-    return 0
+    return recorded
