@@ -34,14 +34,14 @@ class FileDiff:
     @property
     def status(self) -> str:
         joined = "\n".join(self.header)
+        if "Binary files" in joined or "GIT binary patch" in joined:
+            return "binary"
         if "new file mode" in joined:
             return "added"
         if "deleted file mode" in joined:
             return "deleted"
         if "rename from" in joined:
             return "renamed"
-        if "Binary files" in joined or "GIT binary patch" in joined:
-            return "binary"
         return "modified"
 
     @property
@@ -90,6 +90,9 @@ def _strip_prefix(name: str, prefix: str) -> str:
 
 def render_file(diff: FileDiff) -> Markup:
     """One file's lines as a ``<pre>`` of rows: hunk headers, context, additions, removals."""
+    if not diff.lines:
+        what = "a binary file" if diff.status == "binary" else "no lines (mode or name only)"
+        return tag("p", f"{what}: see diff.patch", class_="muted nolines")
     code_lines = [line[1:] for line in diff.lines if not line.startswith("@@")]
     coloured = highlight(diff.new or diff.old or "", code_lines)
     rows: list[Markup] = []

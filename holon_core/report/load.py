@@ -73,6 +73,11 @@ def obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def objects(value: Any) -> list[dict[str, Any]]:
+    """The JSON objects in ``value`` when it is a list, else none."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def kind_of(path: Path) -> Kind:
     """Which record ``path`` is; an error naming what was looked for when it is none."""
     if not path.is_dir():

@@ -126,6 +126,7 @@ button { font: inherit; font-size: 13px; padding: 3px 10px; border-radius: 6px;
 .file > summary { cursor: pointer; padding: 6px 10px; background: var(--soft);
   font-family: ui-monospace, Menlo, monospace; font-size: 13px; display: flex; gap: 10px; }
 .file .stat-add { color: var(--ok); } .file .stat-del { color: var(--bad); }
+.file .nolines { margin: 6px 10px; font-size: 13px; }
 pre.diff { white-space: pre; overflow-x: auto; padding: 4px 0; }
 pre.diff .dl { display: block; padding: 0 10px; min-height: 1.4em; }
 pre.diff .mark { display: inline-block; width: 1.2em; color: var(--muted);

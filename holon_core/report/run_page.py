@@ -13,7 +13,7 @@ from typing import Any
 from holon_core._version import __version__
 from holon_core.report import run_sections
 from holon_core.report.explain import explain
-from holon_core.report.load import RunRecord, obj
+from holon_core.report.load import RunRecord, obj, objects
 from holon_core.report.markup import Markup, join, tag
 from holon_core.report.page import document
 
@@ -88,7 +88,7 @@ def _verdict(record: RunRecord, outcome: str, reason: str) -> Markup:
     error = verdict.get("error") or verdict.get("detail")
     if error is None:
         error = (record.manifest or {}).get("error") or record.meta.get("detail")
-    problems = [p.get("message") for p in verdict.get("problems") or [] if isinstance(p, dict)]
+    problems = [p.get("message") for p in objects(verdict.get("problems"))]
     agent_said = (record.manifest or {}).get("outcome")
     differs = record.verdict is not None and agent_said and agent_said != outcome
     return tag(

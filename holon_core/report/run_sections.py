@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.report import diff_view, timeline
-from holon_core.report.load import RunRecord, evidence_files, obj
+from holon_core.report.load import RunRecord, evidence_files, obj, objects
 from holon_core.report.markup import Markup, href, join, tag
 
 #: Output longer than this many lines (or characters) is folded behind its step's summary.
@@ -212,7 +212,7 @@ def changes(record: RunRecord) -> Markup:
 
 
 def skills(record: RunRecord) -> Markup | None:
-    found = [s for s in record.meta.get("skills") or [] if isinstance(s, dict)]
+    found = objects(record.meta.get("skills"))
     if not found:
         return None
     seen_words = {True: "yes", False: "no", None: "cannot tell"}
@@ -286,7 +286,7 @@ def model_calls(record: RunRecord) -> Markup | None:
 
 
 def checks(record: RunRecord) -> Markup | None:
-    found = [c for c in record.meta.get("checks") or [] if isinstance(c, dict)]
+    found = objects(record.meta.get("checks"))
     if not found:
         return None
     found.sort(key=lambda c: bool(c.get("ok")))

@@ -106,7 +106,7 @@ def build(events: list[dict[str, Any]]) -> Timeline:
             steps.append(step)
         elif kind == "tool_result":
             _result(steps, tools, event, data)
-        elif kind == "stderr":
+        elif kind == "stderr" and text:
             _stderr(steps, text, ts)
         elif kind in ("message", "error", "retry", "note") and text:
             steps.append(Said(str(kind), text, ts))

@@ -1,0 +1,98 @@
+"""``holon report`` on records of the wrong shape: what an RFC-0002 agent that is not
+holon-agent, or an engine writing into its output dir, may leave. The page is still written,
+shows what it can, and says what it could not read; nothing of it raises."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.runner import kit as runner_kit
+
+
+def holon_report(tmp_path: Path, path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "holon_core", "report", str(path)],
+        env=runner_kit.base_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+ODD_METADATA = {
+    "reason": 7,
+    "engine": "a string",
+    "adapter": ["x"],
+    "usage": [1, 2],
+    "cost": {"usd": "lots", "source": None},
+    "skills": 5,
+    "checks": "all fine",
+    "tools": {"calls": "many", "failed_commands": "none"},
+    "warnings": "one warning",
+    "files_changed": True,
+}
+ODD_EVENTS = [
+    "not json at all",
+    json.dumps([1, 2, 3]),
+    json.dumps({"type": "message", "text": 5, "ts": "soon"}),
+    json.dumps({"type": "tool_call", "data": "a string", "tool": ["x"]}),
+    json.dumps({"type": "tool_result", "status": 3, "data": {"exit_code": "1", "output": 9}}),
+    json.dumps({"type": "tool_call", "tool_id": "a", "data": {"input": {"command": ["ls", 1]}}}),
+    json.dumps({"type": "tool_result", "tool_id": "a", "data": {"error": ["x"]}}),
+    json.dumps({"type": "stderr", "text": None}),
+]
+ODD_PATCH = """garbage before any file
+diff --git a/bin.dat b/bin.dat
+new file mode 100644
+index 0000000..1111111
+GIT binary patch
+literal 3
+KcmZQzWMT#Y01f~L
+
+diff --git a/odd name.py b/odd name.py
+--- a/odd name.py
++++ b/odd name.py
+@@ not a real hunk header
++x = 1
+\\ No newline at end of file
+"""
+
+
+def test_a_record_of_the_wrong_shape_still_gives_a_page(tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    (out / "evidence").mkdir(parents=True)
+    manifest = {"status": "failed", "outcome": "failure", "duration": 12,
+                "artifacts": "all", "error": ["not", "text"], "metadata": ODD_METADATA}  # fmt: skip
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    (out / "evidence" / "events.ndjson").write_text("\n".join(ODD_EVENTS) + "\n")
+    (out / "evidence" / "model-calls.ndjson").write_text('{"usage": 5, "latency_ms": [1]}\n')
+    (out / "diff.patch").write_text(ODD_PATCH)
+    (out / "summary.md").write_bytes(b"\xff\xfe not utf-8 \x80\n")
+
+    done = holon_report(tmp_path, out)
+    assert done.returncode == 0, done.stderr
+    page = (out / "report.html").read_text()
+    assert "bin.dat" in page and "binary" in page
+    assert "odd name.py" in page
+
+
+def test_a_results_file_of_the_wrong_shape_still_gives_a_page(tmp_path: Path) -> None:
+    results = tmp_path / "job.results"
+    (results / "cells").mkdir(parents=True)
+    rows = [
+        {"cell": "a.x.1", "task": "a", "engine": "x", "outcome": "success", "tokens": [1],
+         "duration_seconds": "slow", "cost_usd": "free", "run_dir": 5, "attempt": "one"},
+        {"cell": None, "engine": ["y"], "outcome": 3, "run_dir": "/nonexistent"},
+        "not an object",
+    ]  # fmt: skip
+    (results / "results.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\njunk\n")
+    (results / "job.json").write_text(json.dumps({"name": ["not", "text"]}))
+
+    done = holon_report(tmp_path, results)
+    assert done.returncode == 0, done.stderr
+    page = (results / "report.html").read_text()
+    assert "a.x.1" in page and "job.results" in page
