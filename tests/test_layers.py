@@ -36,6 +36,8 @@ LAYERS: list[tuple[str, set[str]]] = [
 MODULE_LAYER = {
     # argparse with usage errors exiting 1: every command's base, imports nothing of holon.
     "holon_core.cli.parser": "foundation",
+    # ``holon cassette check`` replays a cassette through ``holon run``: a host-side command.
+    "holon_core.cassette.check": "host side",
     # holon-agent's entry: dispatches to the pipeline, the probe and serve mode.
     "holon_core.agent.main": "entry points",
     "holon_core.agent.__main__": "entry points",
