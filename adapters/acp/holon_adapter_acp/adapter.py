@@ -7,7 +7,6 @@ this adapter with the agent's command, home and credentials taken from a direct 
 
 from __future__ import annotations
 
-import shutil
 import sys
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -102,13 +101,14 @@ class AcpAdapter(EngineAdapter):
         stdin = self.prompt_text(run).encode("utf-8")
         return LaunchPlan(bridge, env, run.workspace, stdin=stdin, grace_seconds=CANCEL_GRACE + 3)
 
-    #: The agent's silent model retries, counted on its stderr (``retries.py``).
-    retry_watch: ClassVar[RetryWatch | None] = None
+    def retry_watch(self) -> RetryWatch | None:
+        """The agent's silent model retries, counted on its stderr (``retries.py``)."""
+        return None
 
     def event_parser(self, run: RunContext) -> EventParser:
         from holon_adapter_acp.parser import AcpParser  # see holon_adapter_acp/__init__.py
 
-        watch = self.retry_watch
+        watch = self.retry_watch()
         return AcpParser(run.model, (watch, watch.limit(run.env)) if watch else None)
 
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
@@ -122,6 +122,8 @@ class AcpAdapter(EngineAdapter):
                     *checks,
                     Check("acp_command", False, exc.message, exc.hint, "invalid_input"),
                 ]
+            import shutil  # the probe of any other engine does not need it
+
             found = shutil.which(program, path=env.get("PATH"))
             hint = f"install the agent or put its full path in {COMMAND_ENV}"
             checks.append(

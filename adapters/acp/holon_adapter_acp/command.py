@@ -13,7 +13,6 @@ and where it reads the endpoint; ``HOLON_ACP_LOGIN`` names its ``authenticate`` 
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -82,6 +81,8 @@ def agent_command(env: Mapping[str, str], spec_command: Any) -> list[str]:
             "the spec",
             hint=f'e.g. export {COMMAND_ENV}="gemini --acp" (see docs/acp.md for registry agents)',
         )
+    import shlex  # here: loading the plugin (every holon process) does not need it
+
     try:
         words = shlex.split(raw)
     except ValueError as exc:

@@ -10,7 +10,6 @@ not depend on each other, and a missing one is a clear preflight failure.
 from __future__ import annotations
 
 from functools import cache
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -20,6 +19,8 @@ if TYPE_CHECKING:
 @cache
 def direct_adapter(engine: str) -> EngineAdapter | None:
     """The installed adapter registered as ``engine``, or None when no plugin provides it."""
+    from importlib.metadata import entry_points  # only a profile's preflight or launch asks
+
     found: list[EngineAdapter] = []
     for point in entry_points(group="holon"):
         if point.name != engine:

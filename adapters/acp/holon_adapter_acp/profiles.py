@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 from holon_adapter_acp.adapter import AcpAdapter
 from holon_adapter_acp.direct import direct_adapter, flag_value
-from holon_adapter_acp.retries import OPENCODE, RetryWatch
 from holon_core import Capabilities, Check, EngineAdapter, EnginePackage, RunContext
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from holon_adapter_acp.retries import RetryWatch
     from holon_core import LaunchPlan, ResolvedSkill, StagedSkill
 
 #: The pinned package.json and lock of each profile shipped as an npm ACP server.
@@ -147,7 +147,11 @@ class OpenCodeProfile(ProfileAdapter):
     passthrough_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_BASE_URL",)
     workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".opencode/skills", ".agents/skills")
     model_api: ClassVar[str | None] = "anthropic-messages"
-    retry_watch: ClassVar[RetryWatch | None] = OPENCODE
+
+    def retry_watch(self) -> RetryWatch | None:
+        from holon_adapter_acp.retries import OPENCODE  # imported with the parser
+
+        return OPENCODE
 
     def acp_command(self, run: RunContext, binary: str, plan: LaunchPlan) -> list[str]:
         # The config the direct launch wrote (model, permissions allowed, nothing fetched)
