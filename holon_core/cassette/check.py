@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,36 +46,19 @@ class CheckResult:
         return "\n".join(lines)
 
 
-def check_cassette(
-    root: Path,
-    workspace: Path,
-    env: Mapping[str, str],
-    *,
-    output: Path | None = None,
-    mode: str = "strict",
-) -> CheckResult:
-    """Replay ``root`` on ``workspace`` (never modified: holon run works on a snapshot)."""
+#: Runs the replay: (spec file, the settings for the agent) -> the replay's output dir.
+#: ``holon cassette check`` gives one that calls ``holon run`` (the runner is a layer above).
+Replayer = Callable[[Path, dict[str, str]], Path]
+
+
+def check_cassette(root: Path, replayer: Replayer, *, mode: str = "strict") -> CheckResult:
+    """Replay ``root`` with ``replayer`` and compare the result with the recording."""
     cassette = read_cassette(root)
-    info = cassette.info
     scratch = Path(tempfile.mkdtemp(prefix="holon-cassette-check-"))
     spec = _write_spec(cassette, scratch)
-    out = output if output is not None else scratch / "output"
-    from holon_core.runner.run import RunOptions, run_task
-
-    options = RunOptions(
-        spec=spec,
-        workspace=workspace,
-        output=out,
-        runs_dir=scratch / "runs",
-        engine=info.engine.name,
-        model=info.model,
-        progress=False,
-        report=False,
-    )
-    settings = {"HOLON_CASSETTE": str(root), "HOLON_CASSETTE_MODE": mode}
-    result = run_task(options, env={**env, **settings})
-    checked = CheckResult(root, result.output_dir, outcome=result.outcome, reason=result.reason)
-    checked.differences = compare(cassette, result.output_dir)
+    output = replayer(spec, {"HOLON_CASSETTE": str(root), "HOLON_CASSETTE_MODE": mode})
+    checked = CheckResult(root, output)
+    checked.differences = compare(cassette, output, checked)
     return checked
 
 
@@ -92,7 +75,7 @@ def _write_spec(cassette: Cassette, scratch: Path) -> Path:
     return spec
 
 
-def compare(cassette: Cassette, output: Path) -> list[str]:
+def compare(cassette: Cassette, output: Path, checked: CheckResult) -> list[str]:
     """The differences between the recording and a replay's output dir."""
     info = cassette.info
     try:
@@ -109,6 +92,7 @@ def compare(cassette: Cassette, output: Path) -> list[str]:
             f"{recorded_tree[:12]}): check out the recorded commit or pass --workspace"
         )
     reason = meta.get("reason")
+    checked.outcome, checked.reason = manifest.get("outcome"), reason
     if (manifest.get("outcome"), reason) != (info.outcome, info.reason):
         differences.append(
             f"outcome {manifest.get('outcome')} ({reason}), recorded {info.outcome} "

@@ -32,6 +32,7 @@ def add_check_arguments(action: argparse.ArgumentParser) -> None:
 
 def run_check(root: Path, args: argparse.Namespace) -> int:
     from holon_core.cassette.check import check_cassette
+    from holon_core.cassette.format import read_info
 
     workspace = args.workspace.expanduser().absolute()
     if not workspace.is_dir():
@@ -39,9 +40,25 @@ def run_check(root: Path, args: argparse.Namespace) -> int:
             f"--workspace {workspace} is not a directory",
             hint="give the workspace at the recorded baseline",
         )
+    info = read_info(root)
     output = args.output.expanduser().absolute() if args.output is not None else None
-    result = check_cassette(
-        root, workspace, dict(os.environ), output=output, mode=args.cassette_mode
-    )
+
+    def replay(spec: Path, settings: dict[str, str]) -> Path:
+        """One ``holon run`` of the recorded engine and model, answered by the cassette."""
+        from holon_core.runner.run import RunOptions, run_task
+
+        options = RunOptions(
+            spec=spec,
+            workspace=workspace,
+            output=output if output is not None else spec.parent / "output",
+            runs_dir=spec.parent / "runs",
+            engine=info.engine.name,
+            model=info.model,
+            progress=False,
+            report=False,
+        )
+        return run_task(options, env={**os.environ, **settings}).output_dir
+
+    result = check_cassette(root, replay, mode=args.cassette_mode)
     print(result.report())
     return 0 if result.ok else 1
