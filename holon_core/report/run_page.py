@@ -19,6 +19,8 @@ from holon_core.report.page import document
 
 OUTCOMES = ("success", "failure", "needs_human")
 _GOAL_SHOWN = 600
+_ERROR_LINES = 8
+_ERROR_CHARS = 1_200
 
 
 def render(record: RunRecord, report_dir: Path) -> str:
@@ -96,7 +98,7 @@ def _verdict(record: RunRecord, outcome: str, reason: str) -> Markup:
         tag("span", outcome.replace("_", " "), class_=f"badge {tone}"),
         tag("span", reason, class_="reason") if reason else None,
         tag("p", explain(reason), class_="why"),
-        tag("pre", str(error), class_="error") if error else None,
+        _error(str(error)) if error else None,
         tag(
             "p",
             f"The agent's own record says {agent_said}; holon run's checks decided {outcome}.",
@@ -111,6 +113,20 @@ def _verdict(record: RunRecord, outcome: str, reason: str) -> Markup:
         else None,
         class_=f"verdict {tone}",
         id="verdict",
+    )
+
+
+def _error(error: str) -> Markup:
+    """The error, its first lines only when long: the verdict stays on the first screen."""
+    lines = error.splitlines()
+    if len(lines) <= _ERROR_LINES and len(error) <= _ERROR_CHARS:
+        return tag("pre", error, class_="error")
+    head = "\n".join(lines[:_ERROR_LINES])[:_ERROR_CHARS]
+    return tag(
+        "div",
+        tag("pre", head + " …"),
+        tag("details", tag("summary", "the whole error"), tag("pre", error)),
+        class_="error",
     )
 
 

@@ -96,3 +96,26 @@ def test_a_results_file_of_the_wrong_shape_still_gives_a_page(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     page = (results / "report.html").read_text()
     assert "a.x.1" in page and "job.results" in page
+
+
+def test_a_long_error_keeps_the_verdict_on_the_first_screen(tmp_path: Path) -> None:
+    """300 lines of error: the first lines, the reason and the figures stay on the first
+    screen; the whole error is one click away."""
+    from .browser import browser_page
+
+    out = tmp_path / "output"
+    out.mkdir()
+    error = "\n".join(f"Traceback line {i}" for i in range(300))
+    manifest = {"status": "failed", "outcome": "failure", "duration": "3.0s", "artifacts": [],
+                "error": error, "metadata": {"reason": "engine_crashed"}}  # fmt: skip
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert holon_report(tmp_path, out).returncode == 0
+    with browser_page((out / "report.html").as_uri()) as seen:
+        page = seen.page
+        facts = page.locator("#facts").bounding_box()
+        assert facts is not None and facts["y"] + facts["height"] <= 900
+        assert page.get_by_text("Traceback line 7").first.is_visible()
+        assert not page.get_by_text("Traceback line 299").is_visible()
+        page.get_by_text("the whole error").click()
+        assert page.get_by_text("Traceback line 299").is_visible()
+        assert seen.errors == []
