@@ -514,6 +514,120 @@ def context_env_owned_by_the_adapter(tmp: Path) -> Setup:
     return setup
 
 
+# --- the model gateway, cassettes (--record, --cassette), budgets (docs/gateway.md,
+#     docs/cassettes.md); claude: an engine with a model API
+
+KEY = {"ANTHROPIC_API_KEY": "sk-ant-test-parity-0004"}
+
+
+def claude_with(tmp: Path, args: list[str], env: dict[str, str] | None = None) -> Setup:
+    setup = task_with(tmp)
+    setup.engine, setup.args, setup.env = "claude", args, env or {}
+    return setup
+
+
+def cassette(tmp: Path, engine: str = "claude", calls: str = "") -> Path:
+    """A cassette of no calls recorded with ``engine`` (``calls``: calls.ndjson's text)."""
+    from holon_core.cassette.format import CassetteInfo, EngineRecord, info_text
+
+    root = tmp / f"cassette-{engine}"
+    root.mkdir()
+    info = CassetteInfo(
+        created="2026-11-26T19:00:00Z",
+        holon_version="0.0.0",
+        engine=EngineRecord(name=engine),
+        spec={"goal": "g"},
+        outcome="success",
+        reason="ok",
+        calls=0,
+    )
+    (root / "cassette.json").write_text(info_text(info), encoding="utf-8")
+    (root / "calls.ndjson").write_text(calls, encoding="utf-8")
+    return root
+
+
+@refusal("invalid_input")
+def max_cost_not_a_number(tmp: Path) -> Setup:
+    return claude_with(tmp, ["--max-cost", "abc"], KEY)
+
+
+@refusal("invalid_input")
+def max_cost_negative(tmp: Path) -> Setup:
+    return claude_with(tmp, ["--max-cost", "-1"], KEY)
+
+
+@refusal("invalid_input")
+def max_cost_without_a_gateway(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.args = ["--max-cost", "1"]
+    return setup
+
+
+@refusal("invalid_input")
+def record_with_the_gateway_off(tmp: Path) -> Setup:
+    return claude_with(tmp, ["--record", str(tmp / "rec")], {**KEY, "HOLON_GATEWAY": "off"})
+
+
+@refusal("invalid_input")
+def record_into_a_file(tmp: Path) -> Setup:
+    (tmp / "a-file").write_text("x\n", encoding="utf-8")
+    return claude_with(tmp, ["--record", str(tmp / "a-file")], KEY)
+
+
+@refusal("invalid_input")
+def cassette_dir_missing(tmp: Path) -> Setup:
+    return claude_with(tmp, ["--cassette", str(tmp / "no-cassette")])
+
+
+@refusal("invalid_input")
+def cassette_a_file(tmp: Path) -> Setup:
+    (tmp / "a-file").write_text("x\n", encoding="utf-8")
+    return claude_with(tmp, ["--cassette", str(tmp / "a-file")])
+
+
+@refusal("invalid_input")
+def cassette_info_not_json(tmp: Path) -> Setup:
+    root = cassette(tmp)
+    (root / "cassette.json").write_text("{damaged", encoding="utf-8")
+    return claude_with(tmp, ["--cassette", str(root)])
+
+
+@refusal("invalid_input")
+def cassette_calls_damaged(tmp: Path) -> Setup:
+    root = cassette(tmp, calls='{"seq": "first"}\n')
+    return claude_with(tmp, ["--cassette", str(root)])
+
+
+@refusal("invalid_input")
+def cassette_of_another_engine(tmp: Path) -> Setup:
+    return claude_with(tmp, ["--cassette", str(cassette(tmp, "codex"))])
+
+
+@refusal("invalid_input")
+def cassette_mode_unknown(tmp: Path) -> Setup:
+    root = cassette(tmp)
+    return claude_with(tmp, ["--cassette", str(root)], {"HOLON_CASSETTE_MODE": "banana"})
+
+
+@refusal("invalid_input")
+def cassette_and_record_both(tmp: Path) -> Setup:
+    args = ["--cassette", str(cassette(tmp)), "--record", str(tmp / "rec")]
+    return claude_with(tmp, args)
+
+
+@refusal("invalid_input")
+def cassette_for_an_engine_without_a_model_api(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.args = ["--cassette", str(cassette(tmp, "replay"))]
+    return setup
+
+
+@refusal("invalid_input")
+def cassette_with_the_gateway_off(tmp: Path) -> Setup:
+    root = cassette(tmp)
+    return claude_with(tmp, ["--cassette", str(root)], {"HOLON_GATEWAY": "off"})
+
+
 # --- the output dir (no manifest on either path)
 
 

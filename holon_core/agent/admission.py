@@ -219,7 +219,8 @@ def _engine(found: Admission, flag: str | None, env: Mapping[str, str]) -> None:
 
 
 def _gateway(found: Admission, env: Mapping[str, str]) -> None:
-    """The model gateway's settings and the spec's budget (docs/gateway.md)."""
+    """The model gateway's settings and the spec's budget (docs/gateway.md), and what
+    records or replays its calls (docs/cassettes.md)."""
     from holon_core.gateway.admit import gateway_problem
 
     assert found.engine is not None and found.facts is not None
@@ -233,6 +234,12 @@ def _gateway(found: Admission, env: Mapping[str, str]) -> None:
         refused = record_problem(env, api, found.engine.name)
         if refused is not None:
             found.refuse("record", refused)
+    if env.get("HOLON_CASSETTE"):  # --cassette: a cassette of this engine, and a gateway
+        from holon_core.cassette.replay_admit import replay_problem
+
+        unreplayable = replay_problem(env, api, found.engine.name)
+        if unreplayable is not None:
+            found.refuse("cassette", unreplayable)
 
 
 def _context_files(found: Admission, names: Sequence[str], paths: AgentPaths) -> None:

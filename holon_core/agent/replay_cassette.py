@@ -13,22 +13,17 @@ strict refusal; :func:`overrule` makes the run a ``replay_mismatch`` failure, wr
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from holon_core.errors import HolonError
+from holon_core.cassette.replay_admit import admit_replay, no_gateway
 from holon_core.record.outcome import Decision
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from holon_core.agent.state import RunState
     from holon_core.cassette.format import Cassette
     from holon_core.cassette.replay import Mode, ReplaySession
     from holon_core.engine.adapter import RunContext
 
-VARIABLE = "HOLON_CASSETTE"
-MODE_VARIABLE = "HOLON_CASSETTE_MODE"
 #: What the gateway sends upstream in replay mode: no upstream ever sees it.
 DUMMY_KEY = "holon-replay-no-key"
 _KEY = "_cassette_replay"
@@ -36,54 +31,14 @@ _LOADED = "_cassette_loaded"
 REPORT = "replay-mismatch.md"
 
 
-class ReplayRefused(HolonError):
-    reason = "invalid_input"
-
-
-def cassette_dir(env: Mapping[str, str]) -> Path | None:
-    raw = (env.get(VARIABLE) or "").strip()
-    return Path(raw).expanduser().absolute() if raw else None
-
-
-def replay_mode(env: Mapping[str, str]) -> Mode:
-    raw = (env.get(MODE_VARIABLE) or "strict").strip().lower()
-    if raw not in ("strict", "lenient"):
-        raise ReplayRefused(
-            f"{MODE_VARIABLE} (--cassette-mode) is {raw!r}; it takes strict or lenient",
-            hint="use --cassette-mode strict (the default) or lenient",
-        )
-    return "lenient" if raw == "lenient" else "strict"
-
-
 def prepare(run: RunState, context: RunContext) -> None:
-    """Load the cassette ``HOLON_CASSETTE`` names; refuse what cannot replay; the dummy key."""
-    root = cassette_dir(run.env)
-    if root is None:
-        return
-    mode = replay_mode(run.env)
-    if (run.env.get("HOLON_RECORD") or "").strip():
-        raise ReplayRefused(
-            "--cassette (HOLON_CASSETTE) and --record (HOLON_RECORD) were both given: a "
-            "replayed run makes no new model calls to record",
-            hint="replay with --cassette DIR, or record with --record DIR, not both",
-        )
+    """Load the cassette ``HOLON_CASSETTE`` names (the admission's checks, which refused a
+    bad one already: :mod:`holon_core.cassette.replay_admit`); the dummy key."""
     engine = context.engine
-    if engine.model_api is None:
-        raise ReplayRefused(
-            f"--cassette replays model calls, but engine {engine.name} makes none "
-            "(it declares no model API)",
-            hint="replay a cassette with the engine that recorded it",
-        )
-    from holon_core.cassette.format import read_cassette
-
-    cassette = read_cassette(root)
-    recorded = cassette.info.engine.name
-    if recorded != engine.name:
-        raise ReplayRefused(
-            f"the cassette {root} was recorded with engine {recorded}, not {engine.name}",
-            hint=f"replay it with --engine {recorded}",
-        )
-    run.metadata[_LOADED] = (cassette, mode)
+    loaded = admit_replay(run.env, engine.model_api, engine.name)
+    if loaded is None:
+        return
+    run.metadata[_LOADED] = loaded
     if engine.credential_env and not any(context.env.get(n) for n in engine.credential_env):
         context.env = {**context.env, engine.credential_env[0]: DUMMY_KEY}
 
@@ -97,12 +52,7 @@ def start(run: RunState, context: RunContext) -> None:
     session = run.metadata.get("_gateway")
     server = getattr(session, "server", None)
     if server is None:
-        why = getattr(session, "bypass", None) or "HOLON_GATEWAY is off"
-        raise ReplayRefused(
-            f"--cassette (HOLON_CASSETTE) answers the model calls the gateway sees, but this "
-            f"run has no gateway: {why}",
-            hint="run with HOLON_GATEWAY unset or on, or without --cassette",
-        )
+        raise no_gateway(getattr(session, "bypass", None) or "HOLON_GATEWAY is off")
     from holon_core.agent.record_cassette import _paths as run_paths
     from holon_core.cassette.replay import ReplaySession
 

@@ -1,0 +1,99 @@
+"""``HOLON_CASSETTE`` (``--cassette``) checked before the engine starts: the one check the
+run and ``holon-agent --probe`` share, so a green probe is never followed by a refused replay.
+
+The admission (:mod:`holon_core.agent.admission`) calls :func:`replay_problem`; the run's
+replay (:mod:`holon_core.agent.replay_cassette`) loads through :func:`admit_replay`, the same
+checks. The cassette is read whole (pydantic) only when the variable is set, so a probe
+without it pays nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from holon_core.errors import HolonError
+from holon_core.gateway.setting import gateway_setting
+
+if TYPE_CHECKING:
+    from holon_core.cassette.format import Cassette
+    from holon_core.cassette.replay import Mode
+
+VARIABLE = "HOLON_CASSETTE"
+MODE_VARIABLE = "HOLON_CASSETTE_MODE"
+
+
+class ReplayRefused(HolonError):
+    reason = "invalid_input"
+
+
+def cassette_dir(env: Mapping[str, str]) -> Path | None:
+    raw = (env.get(VARIABLE) or "").strip()
+    return Path(raw).expanduser().absolute() if raw else None
+
+
+def replay_mode(env: Mapping[str, str]) -> Mode:
+    raw = (env.get(MODE_VARIABLE) or "strict").strip().lower()
+    if raw not in ("strict", "lenient"):
+        raise ReplayRefused(
+            f"{MODE_VARIABLE} (--cassette-mode) is {raw!r}; it takes strict or lenient",
+            hint="use --cassette-mode strict (the default) or lenient",
+        )
+    return "lenient" if raw == "lenient" else "strict"
+
+
+def admit_replay(
+    env: Mapping[str, str], model_api: str | None, engine: str
+) -> tuple[Cassette, Mode] | None:
+    """The cassette ``HOLON_CASSETTE`` names and the mode, or None when it is unset; raises
+    :class:`ReplayRefused` (or the format's ``CassetteError``) naming what cannot replay."""
+    root = cassette_dir(env)
+    if root is None:
+        return None
+    mode = replay_mode(env)
+    if (env.get("HOLON_RECORD") or "").strip():
+        raise ReplayRefused(
+            "--cassette (HOLON_CASSETTE) and --record (HOLON_RECORD) were both given: a "
+            "replayed run makes no new model calls to record",
+            hint="replay with --cassette DIR, or record with --record DIR, not both",
+        )
+    if model_api is None:
+        raise ReplayRefused(
+            f"--cassette replays model calls, but engine {engine} makes none "
+            "(it declares no model API)",
+            hint="replay a cassette with the engine that recorded it",
+        )
+    try:
+        wanted = gateway_setting(env)
+    except ValueError:
+        wanted = True  # the gateway's own check names the bad value
+    if not wanted:
+        raise no_gateway("HOLON_GATEWAY is off")
+    from holon_core.cassette.format import read_cassette
+
+    cassette = read_cassette(root)
+    recorded = cassette.info.engine.name
+    if recorded != engine:
+        raise ReplayRefused(
+            f"the cassette {root} was recorded with engine {recorded}, not {engine}",
+            hint=f"replay it with --engine {recorded}",
+        )
+    return cassette, mode
+
+
+def replay_problem(env: Mapping[str, str], model_api: str | None, engine: str) -> HolonError | None:
+    """What stops ``HOLON_CASSETTE`` before the engine starts, or None."""
+    try:
+        admit_replay(env, model_api, engine)
+    except HolonError as exc:
+        return exc
+    return None
+
+
+def no_gateway(why: str) -> ReplayRefused:
+    return ReplayRefused(
+        "--cassette (HOLON_CASSETTE) answers the model calls the gateway sees, but this run "
+        f"has no gateway: {why}",
+        hint="run with HOLON_GATEWAY unset or on, or without --cassette",
+    )
