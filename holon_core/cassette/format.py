@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -223,15 +223,23 @@ class BodyStore:
 # ---- bodies: packing for the file, unpacking for replay ----------------------------------
 
 
-def pack_body(data: bytes, content_type: str | None, store: BodyStore, *, split_json: bool) -> Body:
-    """A body for the cassette: a JSON skeleton when ``split_json`` and it parses, else its
-    exact bytes inline (short UTF-8) or in the store."""
+def pack_body(
+    data: bytes,
+    content_type: str | None,
+    store: BodyStore,
+    *,
+    split_json: bool,
+    clean: Callable[[Any], Any] | None = None,
+) -> Body:
+    """A body for the cassette: a JSON skeleton when ``split_json`` and it parses (its value
+    passed through ``clean`` first), else its exact bytes inline (short UTF-8) or in the store."""
     if split_json and data:
         try:
             value = json.loads(data)
         except ValueError:
             pass
         else:
+            value = clean(value) if clean is not None else value
             return Body(size=len(data), content_type=content_type, skeleton=pack_json(value, store))
     return exact_body(data, content_type, store)
 

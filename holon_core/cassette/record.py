@@ -106,20 +106,21 @@ class Recorder:
         request = p.request
         api, kind = classify(self.api, request.method, p.path)
         content_type = request.headers.get("content-type")
-        body = pack_body(scrub.data(p.body), content_type, self.store, split_json=True)
+        clean = scrub.data(p.body)
+        body = pack_body(clean, content_type, self.store, split_json=True, clean=scrub.json)
         events: list[StreamEvent] | None = None
         response = None
         if p.streamed:
             if p.buffer:  # an unfinished last event
                 p.events.append((p.last_chunk_ms, bytes(p.buffer)))
-            scrubbed = [(t, scrub.data(data)) for t, data in p.events]
+            scrubbed = [(t, scrub.json_text(scrub.data(data))) for t, data in p.events]
             # Each event is clean now; what joins across events is checked on the clean ones.
             if split_secret((data for _, data in scrubbed), scrub):
                 with self._lock:
                     self.split_secrets.append(p.seq)
             events = [pack_event(t, data, self.store) for t, data in scrubbed]
         elif p.status is not None:
-            answer = scrub.data(bytes(p.buffer))
+            answer = scrub.json_text(scrub.data(bytes(p.buffer)))
             response = exact_body(answer, p.response_headers.get("content-type"), self.store)
         ms = 1e3
         return RecordedCall(

@@ -96,6 +96,38 @@ class Scrubber:
             return {self.redactor(k): self.json(v) for k, v in value.items()}
         return value
 
+    def json_text(self, data: bytes) -> bytes:
+        """A JSON answer (or an SSE event's ``data:`` lines) with its strings redacted as
+        decoded too: a secret printed JSON-escaped inside a string (a tool's JSON output in
+        the model's text) is escaped twice on the wire, a form :meth:`data` cannot see.
+        The bytes change only where something was redacted."""
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            return data
+        if text.lstrip().startswith(("{", "[")):
+            fixed = self._json_line(text)
+            return data if fixed is text else fixed.encode()
+        lines = text.split("\n")
+        changed = False
+        for index, line in enumerate(lines):
+            if line.startswith("data:"):
+                payload = line[5:].strip()
+                fixed = self._json_line(payload)
+                if fixed is not payload:
+                    lines[index], changed = "data: " + fixed, True
+        return "\n".join(lines).encode() if changed else data
+
+    def _json_line(self, text: str) -> str:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        clean = self.json(value)
+        if clean == value:
+            return text
+        return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+
     @staticmethod
     def shapes() -> Redactor:
         """The token-shape pass alone: what a replay applies to a live request before it is

@@ -52,7 +52,8 @@ def write_cassette(
             "the engine can read, or run without --record"
         )
     # The info's free text (spec, error) is redacted like everything else.
-    info = CassetteInfo.model_validate_json(scrubber.text(info.model_dump_json(by_alias=True)))
+    # (each string as decoded: a form escaped inside a JSON string is one the text misses)
+    info = CassetteInfo.model_validate(scrubber.json(info.model_dump(mode="json", by_alias=True)))
     made = _make_parents(target.parent)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:

@@ -39,7 +39,7 @@ from holon_core.testing.fuzz import FUZZ
 from holon_core.untrusted.redact import secret_values
 
 SECRET = st.text(
-    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+=:",
+    alphabet='abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./+=:"\\',
     min_size=12,
     max_size=48,
 )
@@ -138,7 +138,9 @@ def leaks(data: bytes, secrets: list[str]) -> list[str]:
     found = []
     for secret in secrets:
         raw = secret.encode()
+        escaped = json.dumps(secret)[1:-1]  # inside a JSON string, and that inside another
         plain = {secret, quote(secret, safe=""), quote_plus(secret), raw.hex(), raw.hex().upper()}
+        plain |= {escaped, json.dumps(escaped)[1:-1]}
         core = raw[2:-2]  # base64 of a value inside a longer string may blur two bytes each side
         if any(form in text for form in plain) or any(
             core in decoded for decoded in _decoded_runs(text)
