@@ -13,58 +13,33 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from holon_core.agent.select import select_engine
 from holon_core.errors import HolonError, InputError
-from holon_core.hooks.manager import load_plugins
-from holon_core.models.spec import Spec
 from holon_core.report.finish import report_finished_run
-from holon_core.runner.agent_env import agent_command, agent_env
 from holon_core.runner.agent_stderr import explain_missing_manifest
-from holon_core.runner.container import Container, ContainerOptions, prepare, runtime_env
+from holon_core.runner.container import Container
 from holon_core.runner.inputs import InputSources, build_input, lock_input, unlock_input
+from holon_core.runner.launch import choose_engine, launch_agent, make_container
 from holon_core.runner.layout import RunLayout, default_runs_dir, new_layout, register
+from holon_core.runner.options import RunOptions
 from holon_core.runner.output import prepare_output
-from holon_core.runner.pass_env import forwarded_names
-from holon_core.runner.process import AgentExit, run_agent_process
-from holon_core.runner.progress import EventTail, Progress
+from holon_core.runner.process import AgentExit
+from holon_core.runner.progress import Progress
 from holon_core.runner.report import RunAborted, RunResult
 from holon_core.runner.signals import RunCancelled, StopSignals
 from holon_core.runner.streams import write_safely
 from holon_core.runner.task_spec import TaskSpec, load_task_spec
-from holon_core.runner.validate import Validation, apply_patch, validate_output
+from holon_core.runner.verdict import judge
 from holon_core.workspace import Snapshot, make_snapshot, remove_snapshot
-from holon_core.workspace.verify import Fingerprint, changed_paths, describe, take_fingerprint
+from holon_core.workspace.verify import Fingerprint, changed_paths, take_fingerprint
 
+if TYPE_CHECKING:
+    from holon_core.models.spec import Spec
 
-@dataclass
-class RunOptions:
-    spec: Path | None = None  # None: the spec is written from ``goal`` (task_spec.py)
-    workspace: Path = Path()
-    output: Path | None = None
-    runs_dir: Path | None = None
-    engine: str | None = None
-    model: str | None = None
-    context: Path | None = None
-    system_prompt: Path | None = None
-    user_prompt: Path | None = None
-    skills: list[Path] = field(default_factory=list)
-    apply: bool = False
-    keep_snapshot: bool = False
-    timeout: float | None = None
-    #: ``--max-cost``: the model gateway's cost limit (HOLON_MAX_COST_USD; docs/gateway.md).
-    max_cost_usd: float | None = None
-    #: ``--record DIR``: holon-agent writes the run's cassette there (docs/cassettes.md).
-    record: Path | None = None
-    progress: bool = True
-    container: ContainerOptions | None = None  # run holon-agent in a container (container.py)
-    serve: bool = False  # the one turn through `holon-agent serve --once` (serve/once.py)
-    goal: str | None = None  # ``--goal``: the task's goal, with or without ``spec``
-    report: bool = True  # report.html beside the record (holon_core/report); --no-report
+__all__ = ["RunOptions", "run_task"]
 
 
 def run_task(
@@ -86,16 +61,8 @@ def run_task(
     warnings: list[str] = []
     layout: RunLayout | None = None
     try:
-        task = load_task_spec(
-            options.spec,
-            options.goal,
-            engine=options.engine,
-            model=options.model,
-            timeout=options.timeout,
-        )
+        task = _load_task(options, stream)
         warnings = task.warnings
-        for warning in warnings:
-            write_safely(stream, f"holon run: warning: {warning}\n")
         workspace = options.workspace.expanduser().resolve()
         if not workspace.is_dir():
             raise InputError(
@@ -106,15 +73,7 @@ def run_task(
         layout = new_layout(options.runs_dir or default_runs_dir(env), output, workspace)
         result = RunResult(layout.run_id, layout.root, workspace, layout.output)
         result.warnings = list(warnings)
-        return _run(
-            options,
-            env,
-            stream,
-            stops,
-            task=task,
-            layout=layout,
-            result=result,
-        )
+        return _run(options, env, stream, stops, task=task, layout=layout, result=result)
     except (HolonError, OSError, RunCancelled) as exc:
         if stops.holding:
             raise
@@ -129,6 +88,20 @@ def run_task(
     finally:
         if layout is not None:
             layout.close()
+
+
+def _load_task(options: RunOptions, stream: IO[str]) -> TaskSpec:
+    """The spec (written from ``--goal`` when there is none), its warnings said."""
+    task = load_task_spec(
+        options.spec,
+        options.goal,
+        engine=options.engine,
+        model=options.model,
+        timeout=options.timeout,
+    )
+    for warning in task.warnings:
+        write_safely(stream, f"holon run: warning: {warning}\n")
+    return task
 
 
 def _aborted(exc: BaseException, warnings: list[str], run_dir: Path | None) -> RunAborted:
@@ -154,42 +127,18 @@ def _run(
     """Everything after the run dir exists; before launch, errors propagate to ``run_task``."""
     spec = task.spec
     started = time.monotonic()
-    made = prepare_output(layout.output, result.workspace)
-    try:
-        sources = InputSources(
-            task.path,
-            options.context,
-            options.system_prompt,
-            options.user_prompt,
-            options.skills,
-            spec_text=task.text,
-        )
-        skills = build_input(sources, spec, layout.input, env)
-        inputs = lock_input(layout.input)
-        original = take_fingerprint(result.workspace, [layout.output, layout.root])
-        snapshot = make_snapshot(result.workspace, layout.snapshot)
-    except BaseException:
-        _discard_output(made)
-        raise
+    skills, inputs, original, snapshot = _stage(options, env, task, layout, result)
     register(layout, layout.snapshot.name)
     try:
         result.snapshot = {"path": str(snapshot.path), "kind": snapshot.kind, "kept": False}
-        result.engine, engine_vars = _engine(
-            options.engine, env, spec, skills=skills, input_dir=layout.input, snap=snapshot.path
-        )
-        container = _container(
-            options,
-            layout,
-            engine=result.engine,
-            engine_vars=engine_vars,
-            env=env,
-            snapshot=snapshot,
+        engine_vars, container = _engine_and_container(
+            options, env, layout, result, snapshot=snapshot, skills=skills, spec=spec
         )
         progress = Progress(stream, tty=_isatty(stream), enabled=options.progress)
         layout.seal()
         stops.hold()  # from here on the agent owns the stop: it is forwarded, not raised
         try:
-            exited = _launch(
+            exited = launch_agent(
                 options,
                 env,
                 layout,
@@ -209,16 +158,32 @@ def _run(
     result.duration_seconds = time.monotonic() - started
     keep_state = env.get("HOLON_KEEP_RUN_DIR") == "1"
     try:
-        modified = _verify(original, inputs, layout.input)
-        _judge(result, spec, exited, options.apply and stops.received is None, modified)
-        if result.reason == "missing_manifest":
-            explain_missing_manifest(result, layout.agent_log("stderr"), env)
-    except (HolonError, OSError) as exc:  # the record is still written, and says why
-        result.outcome, result.reason, result.exit_code = "failure", "runner_error", 1
-        result.valid, result.error = False, f"cannot validate the result: {exc}"
+        _conclude(
+            result,
+            exited,
+            spec=spec,
+            layout=layout,
+            env=env,
+            fingerprints=(original, inputs),
+            apply=options.apply and stops.received is None,
+        )
     finally:
         _cleanup(layout, snapshot, keep=options.keep_snapshot, keep_state=keep_state)
-    if options.apply and stops.received is not None and result.applied is None:
+    stopped = stops.received is not None
+    return _record(result, layout, options, stopped=stopped, keep_state=keep_state, started=started)
+
+
+def _record(
+    result: RunResult,
+    layout: RunLayout,
+    options: RunOptions,
+    *,
+    stopped: bool,
+    keep_state: bool,
+    started: float,
+) -> RunResult:
+    """The run's record (run.json) and report, written last."""
+    if options.apply and stopped and result.applied is None:
         result.applied, result.apply_error = False, "a stop signal arrived; not applied"
     result.snapshot["kept"] = options.keep_snapshot
     result.state_dir = layout.state if keep_state or options.keep_snapshot else None
@@ -226,6 +191,82 @@ def _run(
     result.report = report_finished_run(result) if options.report else None
     layout.write_record(result.to_json())
     return result
+
+
+def _engine_and_container(
+    options: RunOptions,
+    env: Mapping[str, str],
+    layout: RunLayout,
+    result: RunResult,
+    *,
+    snapshot: Snapshot,
+    skills: list[Path],
+    spec: Spec,
+) -> tuple[tuple[str, ...], Container | None]:
+    """The engine the agent will pick (into ``result``), the variables it passes, the container."""
+    result.engine, engine_vars = choose_engine(
+        options.engine, env, spec, skills=skills, input_dir=layout.input, snap=snapshot.path
+    )
+    container = make_container(
+        options,
+        layout,
+        engine=result.engine,
+        engine_vars=engine_vars,
+        env=env,
+        snapshot=snapshot,
+    )
+    return engine_vars, container
+
+
+def _stage(
+    options: RunOptions,
+    env: Mapping[str, str],
+    task: TaskSpec,
+    layout: RunLayout,
+    result: RunResult,
+) -> tuple[list[Path], Fingerprint, Fingerprint, Snapshot]:
+    """The empty output, the read-only input, the original's fingerprint and the snapshot;
+    returns the skills, both fingerprints and the snapshot. A failure removes the output."""
+    made = prepare_output(layout.output, result.workspace)
+    try:
+        sources = InputSources(
+            task.path,
+            options.context,
+            options.system_prompt,
+            options.user_prompt,
+            options.skills,
+            spec_text=task.text,
+        )
+        skills = build_input(sources, task.spec, layout.input, env)
+        inputs = lock_input(layout.input)
+        original = take_fingerprint(result.workspace, [layout.output, layout.root])
+        snapshot = make_snapshot(result.workspace, layout.snapshot)
+    except BaseException:
+        _discard_output(made)
+        raise
+    return skills, inputs, original, snapshot
+
+
+def _conclude(
+    result: RunResult,
+    exited: AgentExit,
+    *,
+    spec: Spec,
+    layout: RunLayout,
+    env: Mapping[str, str],
+    fingerprints: tuple[Fingerprint, Fingerprint],
+    apply: bool,
+) -> None:
+    """The verdict after the agent exited; a failure to validate is itself recorded."""
+    original, inputs = fingerprints
+    try:
+        modified = _verify(original, inputs, layout.input)
+        judge(result, spec, exited, apply, modified)
+        if result.reason == "missing_manifest":
+            explain_missing_manifest(result, layout.agent_log("stderr"), env)
+    except (HolonError, OSError) as exc:  # the record is still written, and says why
+        result.outcome, result.reason, result.exit_code = "failure", "runner_error", 1
+        result.valid, result.error = False, f"cannot validate the result: {exc}"
 
 
 def _discard_output(made: list[Path]) -> None:
@@ -258,169 +299,6 @@ def _isatty(stream: IO[str]) -> bool:
         return stream.isatty()
     except (OSError, ValueError):
         return False
-
-
-def _engine(
-    flag: str | None,
-    env: Mapping[str, str],
-    spec: Spec,
-    *,
-    skills: list[Path],
-    input_dir: Path,
-    snap: Path,
-) -> tuple[str | None, tuple[str, ...]]:
-    """The engine the agent will pick, the variables its adapter names and the run passes.
-
-    Failure to choose is left to the agent, which records it in a manifest.
-    """
-    try:
-        adapter = select_engine(load_plugins(env), flag, env, spec)
-    except HolonError:
-        return flag, ()
-    names = (*adapter.credential_env, *adapter.passthrough_env)
-    if adapter.name == "replay":  # the replay adapter's own opt-in list (builtin/replay.py)
-        passed = env.get("HOLON_REPLAY_PASS_ENV", "").split(",")
-        names += tuple(name.strip() for name in passed if name.strip())
-    names += forwarded_names(adapter, spec, env, skills=skills, input_dir=input_dir, workspace=snap)
-    return adapter.name, names
-
-
-def _launch(
-    options: RunOptions,
-    env: Mapping[str, str],
-    layout: RunLayout,
-    *,
-    skills: list[Path],
-    engine_vars: tuple[str, ...],
-    progress: Progress,
-    cancelled: Callable[[], bool],
-    container: Container | None = None,
-) -> AgentExit:
-    argv = agent_command(env) if container is None else []
-    if options.serve:
-        argv += ["serve", "--once"]
-    argv += ["--input", str(layout.input), "--workspace", str(layout.snapshot)]
-    argv += ["--output", str(layout.output), "--state", str(layout.state)]
-    if options.engine:
-        argv += ["--engine", options.engine]
-    if options.model:
-        argv += ["--model", options.model]
-    for skill in skills:
-        argv += ["--skill", str(skill)]
-    extra = {"HOLON_TIMEOUT": f"{options.timeout:g}"} if options.timeout else {}
-    if options.max_cost_usd is not None:
-        extra["HOLON_MAX_COST_USD"] = f"{options.max_cost_usd:g}"
-    if options.record is not None:
-        extra["HOLON_RECORD"] = str(options.record)
-    child_env = agent_env(
-        env, home=layout.home, tmp=layout.tmp, engine_vars=engine_vars, extra=extra
-    )
-    if container is not None:  # the runtime gets the user's environment; the agent gets less
-        argv = container.command(layout, argv, child_env, engine_vars)
-        child_env = runtime_env(env)
-    tail = EventTail(layout.output / "evidence" / "events.ndjson")
-
-    def on_tick(elapsed: float) -> None:
-        for event in tail.read():
-            progress.event(event, elapsed)
-        progress.tick(elapsed)
-
-    # The agent enforces the timeout itself; we only step in if it overruns by a margin.
-    deadline = options.timeout + 60.0 if options.timeout else None
-    try:
-        exited = run_agent_process(
-            argv,
-            child_env,
-            layout.root,
-            (layout.agent_log("stdout"), layout.agent_log("stderr")),
-            on_tick=on_tick,
-            timeout=deadline,
-            cancelled=cancelled,
-        )
-    finally:
-        progress.finish()
-        if container is not None:
-            container.remove(env)
-    return exited
-
-
-def _container(
-    options: RunOptions,
-    layout: RunLayout,
-    *,
-    engine: str | None,
-    engine_vars: tuple[str, ...],
-    env: Mapping[str, str],
-    snapshot: Snapshot,
-) -> Container | None:
-    if options.container is None:
-        return None
-    return prepare(
-        options.container,
-        run_id=layout.run_id,
-        engine=engine,
-        engine_vars=engine_vars,
-        env=env,
-        snapshot=snapshot,
-    )
-
-
-def _judge(
-    result: RunResult, spec: Spec, exited: AgentExit, apply: bool, modified: list[str]
-) -> None:
-    result.agent_exit_code = exited.exit_code
-    result.interrupted, result.timed_out = exited.interrupted, exited.timed_out
-    check = validate_output(result.output_dir, spec, result.workspace, exited.exit_code)
-    result.valid, result.problems = check.ok, check.problems
-    result.warnings += check.warnings  # after the spec's own warnings
-    manifest = check.manifest or {}
-    meta = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
-    assert isinstance(meta, dict)
-    files = meta.get("files_changed")
-    result.files_changed = files if isinstance(files, int) else None
-    if exited.spawn_error:
-        result.warnings.insert(0, exited.spawn_error)
-    if check.ok:
-        result.outcome = str(manifest.get("outcome"))
-        result.reason = meta.get("reason") if isinstance(meta.get("reason"), str) else None
-        error = manifest.get("error")
-        result.error = error if isinstance(error, str) else None
-        detail = meta.get("detail")  # holon-agent's why for needs_human
-        result.detail = detail if isinstance(detail, str) else None
-        code = exited.exit_code
-        result.exit_code = code if code in (0, 1, 2) else 1
-    else:
-        result.outcome, result.reason = "failure", check.problems[0].code
-        result.error = "; ".join(p.message for p in check.problems)
-        result.exit_code = 1
-    if modified:
-        result.outcome, result.reason, result.exit_code = "needs_human", "workspace_modified", 2
-        result.error = None
-        result.detail = (
-            "the original workspace or the run's input changed during the run (the engine "
-            f"reached outside its snapshot): {describe(modified)}"
-        )
-        if apply:
-            result.applied = False
-            result.apply_error = "the original workspace changed during the run; not applied"
-        return
-    if apply:
-        _apply(result, check)
-
-
-def _apply(result: RunResult, check: Validation) -> None:
-    result.applied = False
-    if not check.ok:
-        result.apply_error = "validation failed; the workspace was left untouched"
-    elif result.outcome != "success":
-        result.apply_error = f"the outcome is {result.outcome}, not success"
-    elif check.patch is None:
-        result.apply_error = "the engine changed nothing"
-    else:
-        result.apply_error = apply_patch(check.patch, result.workspace)
-        result.applied = result.apply_error is None
-        if not result.applied:
-            result.exit_code = 1
 
 
 def _cleanup(layout: RunLayout, snapshot: Snapshot, *, keep: bool, keep_state: bool) -> None:
