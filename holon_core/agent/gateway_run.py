@@ -67,7 +67,7 @@ def start(run: RunState, context: RunContext, shared: object = None) -> None:
         raise BudgetSpent(f"the run's budget is spent before it started: {spent}")
     context.env = session.engine_env
     run.log.info("gateway", url=session.server.url, upstream=session.upstream, api=session.api)
-    from holon_core.gateway.session import harden_process
+    from holon_core.gateway.harden import harden_process
 
     for left in harden_process(context.engine.credential_env):
         run.log.warning("gateway", detail=left)

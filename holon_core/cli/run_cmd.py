@@ -210,6 +210,9 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
         )
         env = _agent_settings(args)
         env |= cassette_settings(args, env, container=args.container is not None)
+        from holon_core.runner.key_guard import guard_key
+
+        guard_key(env)  # the key now lives in env only: not in /proc/<pid>/environ (key_guard)
         result = run_task(options, env=env, stops=stops)
     except (HolonError, RunCancelled) as exc:
         reason = exc.reason if isinstance(exc, HolonError) else "cancelled"

@@ -10,8 +10,6 @@ and the endpoint variable pointing at the gateway.
 
 from __future__ import annotations
 
-import ctypes
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -203,22 +201,3 @@ def open_gateway(
 
     session.release = release
     return session
-
-
-def harden_process(names: tuple[str, ...]) -> list[str]:
-    """Make this process non-dumpable and drop ``names`` from its environment.
-
-    Non-dumpable: a process of the same (non-root) user can no longer read this one's
-    ``/proc/<pid>/environ`` or memory, where the real key still is. Returns what could not be
-    done, for the record.
-    """
-    missing = []
-    for name in names:
-        os.environ.pop(name, None)
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE = 4
-            missing.append(f"prctl(PR_SET_DUMPABLE) failed: errno {ctypes.get_errno()}")
-    except (OSError, AttributeError) as exc:
-        missing.append(f"prctl is not available here ({exc})")
-    return missing

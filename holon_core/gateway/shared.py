@@ -31,8 +31,9 @@ def open_shared(adapter: EngineAdapter, env: Mapping[str, str]) -> Gateway | str
         raise problem
     if not gateway_setting(env) or adapter.model_api is None:
         return None
+    from holon_core.gateway.harden import harden_process
     from holon_core.gateway.price_table import PriceTableError
-    from holon_core.gateway.session import harden_process, start_gateway
+    from holon_core.gateway.session import start_gateway
 
     raw = (env.get("HOLON_MAX_COST_USD") or "").strip()
     limits = Limits(max_cost_usd=parse_usd(raw) if raw else None)

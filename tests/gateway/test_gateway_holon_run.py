@@ -4,10 +4,14 @@
 from __future__ import annotations
 
 import json
+import re
+
+import yaml
 
 from holon_core.testing.task import git
 from tests.runner import kit as runner_kit
 
+from .kit import REAL_KEY
 from .test_gateway_engines import engine_env
 
 
@@ -66,3 +70,52 @@ def test_holon_solve_takes_max_cost_and_refuses_no_amount(tmp_path):
     )
     assert done.returncode == 1
     assert "--max-cost: 'lots' is not a positive number of US dollars" in done.stderr
+
+
+#: A tool call that reads the environment of each of its ancestors up to ``holon run``
+#: (``/proc/<pid>/environ``: the environment a process was started with) and prints which
+#: held the key: ``{key}`` is the key as two adjacent string literals, never whole.
+ANCESTORS = """\
+import os, re
+k = {key}
+def read(p, name):
+    try:
+        with open("/proc/" + p + "/" + name, "rb") as f:
+            return f.read().decode("latin-1")
+    except OSError:
+        return None
+p, n = str(os.getppid()), 0
+while p not in ("0", "1"):
+    env, line = read(p, "environ"), read(p, "cmdline") or ""
+    n += env is not None
+    if env is not None and k in env:
+        print("keyhunt-" + "found in", line.split(chr(0))[:3])
+    if re.search("holon_core[.]cli[.]main.run.", line):
+        break
+    p = re.search(r"PPid:.(\\d+)", read(p, "status") or "PPid:\\t0").group(1)
+print("keyhunt-" + "done", n, "ancestors read, up to", line.split(chr(0))[:4])
+"""
+
+
+def test_no_process_above_the_engine_shows_the_key_in_its_environment(
+    engine_binary, https_provider, ca_file, tmp_path
+):
+    """holon run and holon-agent both held the key: both dropped it from their environment,
+    initial block included, before the engine started (as root, the tool could read both)."""
+    engine_binary("claude")
+    half = len(REAL_KEY) // 2
+    code = ANCESTORS.replace("{key}", f'"{REAL_KEY[:half]}" "{REAL_KEY[half:]}"')
+    scenario = tmp_path / "hunt.yaml"
+    turn = {"run_shell": {"command": f"python3 -c '{code}'"}}
+    scenario.write_text(yaml.safe_dump({"turns": [turn, {"final": {"text": "looked"}}]}))
+    server = https_provider(str(scenario))
+    ws = workspace(tmp_path)
+    argv = ["--goal", "Look around", "--workspace", str(ws), "--engine", "claude", "--json"]
+    ran = holon_run(tmp_path, argv, engine_env(server, "claude", ca_file))
+    assert json.loads(ran.stdout)["outcome"] == "success", ran.stderr
+    sent = "\n".join(r.text() for r in server.requests)
+    done = re.search(r"keyhunt-done (\d+) ancestors read, up to \[([^\]]*)\]", sent)
+    assert done is not None, sent[-2000:]
+    assert "holon_core.cli.main" in done.group(2) and int(done.group(1)) >= 3  # it got there
+    assert "keyhunt-found" not in sent, re.findall(r"keyhunt-found[^\\\n]*", sent)
+    assert REAL_KEY not in sent

@@ -310,21 +310,23 @@ class DumpsEnv(_WithCredential):
 
 class LeaksKey(_WithCredential):
     """Declares a model API, so its runs go through the model gateway, yet hands its engine the
-    real key, read back from the agent's initial environment (``/proc/self/environ``) instead
-    of the placeholder in its run context."""
+    real key: it keeps the value it checked at preflight (the agent's environment, before the
+    gateway took the key out of it) and puts it back over the placeholder in its run context."""
 
     name = "broken-leaks-key"
     model_api: ClassVar[str | None] = "anthropic-messages"
+    _kept: ClassVar[dict[str, str]] = {}
 
     def endpoint_env(self, base_url: str) -> dict[str, str]:
         return {"BROKEN_BASE_URL": base_url, "BROKEN_API_KEY": "holon-conformance-broken-key-42"}
 
+    def preflight(self, env: Mapping[str, str]) -> list[Check]:
+        LeaksKey._kept = {name: env[name] for name in self.credential_env if env.get(name)}
+        return super().preflight(env)
+
     def launch(self, run: RunContext) -> LaunchPlan:
         plan = super().launch(run)
-        for entry in Path("/proc/self/environ").read_bytes().split(b"\0"):
-            name, _, value = entry.decode("utf-8", "replace").partition("=")
-            if name in self.credential_env:
-                plan.env[name] = value
+        plan.env.update(self._kept)
         return plan
 
 

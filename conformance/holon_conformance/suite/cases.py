@@ -46,7 +46,74 @@ class Case:
 #: after a line only the shell's output can contain (the command never spells it out).
 ENV_DUMP_SEEN = "tool-env-42"
 _ENV_DUMP = "printf 'tool-env-%s\\n' 42 && env"
-_SHELL_BLOB = f"printf '\\000\\002holon\\376\\n' > data.bin && cat hello.txt && {_ENV_DUMP}"
+#: Then it hunts for the model credential (HOLON-KEY-001): in its environment, in the
+#: environment of every process of the run (holon-agent, found among the shell's ancestors,
+#: and everything below it: ``/proc/<pid>/environ``, which shows a process's environment as
+#: it was started) and in the home directory; by value (``{secret_split}``: the harness
+#: spells the key as two adjacent string literals, so the command never holds it whole) and
+#: by the shape of a real key. It prints only where it found one (``keyhunt-found``,
+#: ``keyhunt-shaped``), never a value, then ``keyhunt-done``; none of these lines is spelled
+#: out in the command. Python, not shell: Gemini CLI refuses ``$(...)`` in a command.
+KEY_HUNT_DONE = "keyhunt-done"
+KEY_HUNT_FOUND = ("keyhunt-found", "keyhunt-shaped", "keyhunt-noagent")
+_KEY_HUNT_PY = """\
+import os, re
+k = {secret_split}
+S = re.compile(r"(?<![A-Za-z0-9_-])(sk-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35})")
+def shaped(t):
+    keys = [m.group(1) for m in S.finditer(t)]
+    return any(re.search("[0-9]", x) and re.search("[A-Z]", x) for x in keys)
+def read(p):
+    try:
+        with open(p, "rb") as f:
+            return f.read(1 << 24).decode("latin-1")
+    except OSError:
+        return None
+def say(*words):
+    print("keyhunt-" + " ".join(words))
+def agent(p):
+    line = read("/proc/" + p + "/cmdline") or ""
+    return re.search(r"(holon_core[.]agent|/holon-agent)\\x00", line)
+pp = {}
+for d in os.listdir("/proc"):
+    m = d.isdigit() and re.search(r"PPid:\\s+(\\d+)", read("/proc/" + d + "/status") or "")
+    if m:
+        pp[d] = m.group(1)
+a = str(os.getpid())
+while a in pp and not agent(a):
+    a = pp[a]
+tree = {a} if a in pp else set()
+if not tree:
+    say("no" + "agent")
+while tree and (more := {p for p, q in pp.items() if q in tree and p not in tree}):
+    tree |= more
+n = 0
+for p in sorted(tree):
+    e = read("/proc/" + p + "/environ")
+    if e is not None:
+        n += 1
+        if k in e:
+            say("found", "environ of pid", p)
+        if shaped(e.replace("\\x00", "\\n")):
+            say("shaped", "environ of pid", p)
+e = "\\n".join(name + "=" + value for name, value in os.environ.items())
+if k in e:
+    say("found", "in env")
+if shaped(e):
+    say("shaped", "in env")
+for root, _, files in os.walk(os.environ.get("HOME") or "/nonexistent"):
+    for name in files:
+        t = read(os.path.join(root, name))
+        if t is not None and k in t:
+            say("found", "file", os.path.join(root, name))
+        if t is not None and shaped(t):
+            say("shaped", "file", os.path.join(root, name))
+say("done:", str(n), "environs of the run read, agent pid", a)
+"""
+_KEY_HUNT = f"python3 -c '{_KEY_HUNT_PY}'"
+_SHELL_BLOB = (
+    f"printf '\\000\\002holon\\376\\n' > data.bin && cat hello.txt && {_ENV_DUMP}; {_KEY_HUNT}"
+)
 _SUCCESS_TURNS: list[dict[str, Any]] = [
     {"say": "I will create hello.txt.", "write_file": {"path": "hello.txt", "content": HELLO}},
     {"run_shell": {"command": _SHELL_BLOB}},
@@ -56,7 +123,7 @@ _SUCCESS_REPLAY: list[dict[str, Any]] = [
     {"say": "I will create hello.txt."},
     {"write": {"path": "hello.txt", "content": HELLO}},
     {"write": {"path": "data.bin", "base64": base64.b64encode(NEW_BLOB).decode()}},
-    {"run": f"cat hello.txt && {_ENV_DUMP}"},
+    {"run": f"cat hello.txt && {_ENV_DUMP}; {_KEY_HUNT}"},
     {"say": "Created hello.txt and rewrote data.bin."},
     {"outcome": "success"},
 ]

@@ -170,9 +170,9 @@ def run_case(target: Target, case: Case) -> RunRecord:
             if not any(n in endpoint for n in target.adapter.credential_env)
         }
         secret = next((v for k, v in endpoint.items() if k in target.adapter.credential_env), "")
-        turns = json.loads(json.dumps(case.turns).replace("{secret}", secret))
+        turns = json.loads(_fill(json.dumps(case.turns), secret))
         provider.set_scenario(parse_scenario({"turns": turns}, f"conformance-{case.name}"))
-        replay = json.loads(json.dumps(case.replay).replace("{secret}", secret))
+        replay = json.loads(_fill(json.dumps(case.replay), secret))
         (root / "replay.yaml").write_text(yaml.safe_dump(replay, sort_keys=False), "utf-8")
         env = agent_base_env() | PLANTED_SECRETS | endpoint
         env |= {"HOME": str(root / "home"), "TMPDIR": str(root / "tmp")}
@@ -214,6 +214,16 @@ def run_case(target: Target, case: Case) -> RunRecord:
     ]
     _read_manifest(record)
     return record
+
+
+def _fill(script: str, secret: str) -> str:
+    """A case's script (JSON text) with ``{secret}`` (the credential) and ``{secret_split}``
+    (the same as two adjacent Python string literals, so a command can look for it without
+    holding it whole)."""
+    value = secret or "holon-conformance-no-credential"
+    half = len(value) // 2
+    split = json.dumps(f"{json.dumps(value[:half])} {json.dumps(value[half:])}")[1:-1]
+    return script.replace("{secret}", secret).replace("{secret_split}", split)
 
 
 def _read_trace(record: RunRecord, root: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from holon_conformance.suite import canary
 from holon_conformance.suite.agent_env import PLANTED_SECRETS
-from holon_conformance.suite.cases import ENV_DUMP_SEEN
+from holon_conformance.suite.cases import ENV_DUMP_SEEN, KEY_HUNT_DONE, KEY_HUNT_FOUND
 from holon_conformance.suite.harness import Target
 from holon_conformance.suite.marks import CheckBase, cap, req
 from holon_conformance.suite.run_record import RunRecord
@@ -33,6 +33,18 @@ def _planted_run(target: Target) -> RunRecord:
     if not run.planted:
         pytest.fail("the success case planted no user config: nothing was verified")
     return run
+
+
+def _key_hunt(texts: dict[str, str], run: RunRecord) -> list[str]:
+    """What the success step's key hunt found (its ``keyhunt-found``/``-shaped`` lines), or
+    a failure when its output is nowhere (the hunt did not run)."""
+    done = [m for t in texts.values() for m in re.finditer(KEY_HUNT_DONE + r": (\d+) ", t)]
+    if not done:
+        pytest.fail(f"the shell step's key hunt left no output anywhere\n{run.describe()}")
+    if not any(int(m.group(1)) > 0 for m in done):
+        pytest.fail(f"the key hunt read no process environment of the run\n{run.describe()}")
+    found = re.compile("(" + "|".join(KEY_HUNT_FOUND) + r")[^\\\n\"]*")
+    return [f"{where}: {m.group(0)}" for where, text in texts.items() for m in found.finditer(text)]
 
 
 def _output_texts(run: RunRecord) -> dict[str, str]:
@@ -116,9 +128,12 @@ class BaseHermetic(CheckBase):
     @req("HOLON-KEY-001")
     @cap("needs_credentials")
     def test_the_model_credential_never_reaches_the_engine(self, holon_target: Target) -> None:
-        """The success run's shell step prints its environment: that output (in the next model
-        request) and the environment of every program the run started must not hold the
-        adapter's credential value; the model gateway gave the engine a placeholder."""
+        """The success run's shell step prints its environment and hunts for the key (in its
+        environment, in ``/proc/<pid>/environ`` of every process of the run, holon-agent
+        included, and in the home directory; by value and by a real key's shape): that output
+        (in the next model request, or the output dir) and the environment of every program
+        the run started must not hold the adapter's credential value; the model gateway gave
+        the engine a placeholder, and holon-agent scrubbed the key from its own environment."""
         if holon_target.adapter.model_api is None:
             pytest.skip(f"N/A: adapter {holon_target.name} declares no model API")
         run = _planted_run(holon_target)
@@ -136,6 +151,7 @@ class BaseHermetic(CheckBase):
             for name, value in values.items()
             if value in text
         ]
+        leaks += _key_hunt(texts | {f"output {n}": t for n, t in _output_texts(run).items()}, run)
         if run.execs is None:
             warnings.warn(
                 "strace is unavailable: only the tools' `env` output was verified",
