@@ -64,7 +64,8 @@ TEXT_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(PID|PGID|pid|pgid)(:?\s*)\d+"), r"\1\2<pid>"),
     # a commit listed at a line's start (Claude Code's git status block: "0e80565 initial"):
     # the baseline's commit differs whenever the workspace was committed anew
-    (re.compile(r"(?m)^(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?= )"), "<commit>"),
+    # (a short hash may hold no digit: "beaddec")
+    (re.compile(r"(?m)^[0-9a-f]{7,40}(?= \S)"), "<commit>"),
 )
 
 

@@ -69,3 +69,17 @@ def offline_install(wheelhouse: Path, tmp_path: Path) -> tuple[list[str], dict[s
     cache.mkdir()
     options = ["--offline", "--no-index", "--find-links", str(wheelhouse)]
     return options, {"UV_CACHE_DIR": str(cache), "UV_PYTHON_DOWNLOADS": "never"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    from holon_core.testing.cassettes import add_options
+
+    add_options(parser)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """``--holon-cassettes DIR``: each cassette under DIR one item (testing/cassettes.py)."""
+    if session.config.getoption("holon_cassettes"):
+        from holon_core.testing.cassettes import add_items
+
+        add_items(session, items)

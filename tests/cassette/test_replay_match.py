@@ -15,7 +15,9 @@ RECORDED = PathMap.of({"workspace": "/tmp/rec-1a2b/task/workspace", "home": "/tm
 REPLAY = PathMap.of({"workspace": "/var/tmp/rp-9z/ws", "home": "/var/tmp/rp-9z/home"})
 
 
-def anthropic(workspace: str, session: str, *, prompt: str = "Create hello.txt") -> dict[str, Any]:
+def anthropic(
+    workspace: str, session: str, *, prompt: str = "Create hello.txt", commit: str = "0e80565"
+) -> dict[str, Any]:
     """A Claude-Code-like turn 1: the model wrote a file, the tool result answers it."""
     return {
         "model": "claude-sonnet-4-5",
@@ -23,7 +25,8 @@ def anthropic(workspace: str, session: str, *, prompt: str = "Create hello.txt")
         "system": [
             {
                 "type": "text",
-                "text": f"Primary working directory: {workspace}\nToday's date: 2026-11-26",
+                "text": f"Primary working directory: {workspace}\nToday's date: 2026-11-26"
+                f"\nRecent commits:\n{commit} initial",
                 "cache_control": {"type": "ephemeral"},
             }
         ],
@@ -66,7 +69,7 @@ def test_two_runs_of_one_task_match_exactly():
     recorded = shape(
         anthropic("/tmp/rec-1a2b/task/workspace", "2f1983ec-c321-4f9e-b744-3fdc761c0c5d"), RECORDED
     )
-    body = anthropic("/var/tmp/rp-9z/ws", "4bf612bc-d78d-4d3d-8780-60329bb2e494")
+    body = anthropic("/var/tmp/rp-9z/ws", "4bf612bc-d78d-4d3d-8780-60329bb2e494", commit="beaddec")
     body["system"][0]["text"] = body["system"][0]["text"].replace("2026-11-26", "2027-01-03")
     body["tools"].reverse()
     del body["messages"][2]["content"][0]["cache_control"]  # the breakpoint moved
