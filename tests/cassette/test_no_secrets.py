@@ -250,3 +250,22 @@ def test_a_secret_in_the_diff_refuses_the_cassette_and_keeps_the_old_one(tmp_pat
     assert sorted(p.name for p in target.iterdir()) == before
     assert (target / "diff.patch").read_bytes() == b""
     assert [p.name for p in tmp_path.iterdir()] == ["cassette"]
+
+
+def test_a_secret_escaped_inside_a_json_string_is_redacted_in_bodies_and_streams(
+    tmp_path: Path,
+) -> None:
+    """A password with a quote, printed by a tool as JSON ({"password": "..."}) and repeated
+    by the model: inside the request's JSON and the stream's JSON it is escaped twice."""
+    secret = 'hunter"2\\-correct-horse'
+    printed = json.dumps({"password": secret})  # what the tool printed
+    env = {"DB_PASSWORD": secret}
+    recorder = record(env, [printed], None)
+    write(recorder, ["done"], tmp_path / "cassette")
+    cassette = read_cassette(tmp_path / "cassette")
+    for path in (tmp_path / "cassette").rglob("*"):
+        if path.is_file():
+            assert leaks(path.read_bytes(), [secret]) == [], path.name
+    for call in cassette.calls:
+        assert leaks(cassette.response_bytes(call), [secret]) == []
+        assert secret not in json.dumps(cassette.request_json(call))
