@@ -628,6 +628,48 @@ def cassette_with_the_gateway_off(tmp: Path) -> Setup:
     return claude_with(tmp, ["--cassette", str(root)], {"HOLON_GATEWAY": "off"})
 
 
+# --- the generic ACP engine's settings (docs/acp.md)
+
+
+def acp_with(tmp: Path, **env: str) -> Setup:
+    setup = task_with(tmp)
+    setup.engine, setup.env = "acp", {"HOLON_ACP_COMMAND": "true --acp", **env}
+    return setup
+
+
+@refusal("invalid_input")
+def acp_command_not_shell_words(tmp: Path) -> Setup:
+    return acp_with(tmp, HOLON_ACP_COMMAND='agent "unclosed')
+
+
+@refusal("engine_missing")
+def acp_command_not_found(tmp: Path) -> Setup:
+    return acp_with(tmp, HOLON_ACP_COMMAND=str(tmp / "no-such-agent"))
+
+
+@refusal("invalid_input")
+def acp_model_api_unknown(tmp: Path) -> Setup:
+    return acp_with(tmp, HOLON_ACP_MODEL_API="smoke-signals", HOLON_ACP_BASE_URL_ENV="X_URL")
+
+
+@refusal("invalid_input")
+def acp_pass_env_bad_name(tmp: Path) -> Setup:
+    return acp_with(tmp, HOLON_ACP_PASS_ENV="9BAD")
+
+
+@refusal("invalid_input")
+def acp_permission_unknown(tmp: Path) -> Setup:
+    return acp_with(tmp, HOLON_ACP_PERMISSION="maybe")
+
+
+@refusal("invalid_input")
+def acp_profile_permission_unknown(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.engine = "acp-claude"
+    setup.env = {**KEY, "HOLON_ACP_PERMISSION": "maybe"}
+    return setup
+
+
 # --- the output dir (no manifest on either path)
 
 

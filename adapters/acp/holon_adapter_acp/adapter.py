@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from holon_adapter_acp.command import (
     AUTH_ENV,
     COMMAND_ENV,
-    PASS_ENV,
     agent_command,
     bad_pass_env_names,
-    endpoint_problem,
     endpoint_settings,
     pass_env_names,
+    policy_refusal,
+    refusal_checks,
+    settings_refusal,
 )
-from holon_adapter_acp.policy import POLICY_ENV, policy_from
+from holon_adapter_acp.policy import POLICY_ENV
 from holon_core import (
     Capabilities,
     Check,
@@ -53,15 +54,9 @@ class AcpAdapter(EngineAdapter):
         """The agent's command line and environment (the generic engine: from the user)."""
         spec_command = (run.spec.engine.model_extra or {}).get("command")
         argv = agent_command(run.env, spec_command)
-        problem = endpoint_problem(run.env)
-        if problem:
-            raise InputError(problem, hint="see docs/acp.md, 'Any other ACP agent'")
-        bad = bad_pass_env_names(run.env)
-        if bad:
-            raise InputError(
-                f"{PASS_ENV} names invalid variables: {', '.join(bad)}",
-                hint=f"list variable names, e.g. {PASS_ENV}=MY_AGENT_API_KEY",
-            )
+        refused = settings_refusal(run.env)
+        if refused is not None:
+            raise refused
         return argv, base_env(run, pass_env_names(run.env))
 
     def prompt_text(self, run: RunContext) -> str:
@@ -86,11 +81,9 @@ class AcpAdapter(EngineAdapter):
         return env
 
     def launch(self, run: RunContext) -> LaunchPlan:
-        if policy_from(run.env) not in ("allow", "reject"):
-            raise InputError(
-                f"{POLICY_ENV} must be allow or reject, not {run.env.get(POLICY_ENV)!r}",
-                hint=f"unset {POLICY_ENV} (allow) or set it to reject",
-            )
+        refused = policy_refusal(run.env)
+        if refused is not None:
+            raise refused
         run.home.mkdir(parents=True, exist_ok=True)
         run.tmp.mkdir(parents=True, exist_ok=True)
         argv, env = self.agent_argv(run)
@@ -113,6 +106,7 @@ class AcpAdapter(EngineAdapter):
 
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         checks = super().preflight(env)
+        checks += refusal_checks(settings_refusal(env), policy_refusal(env))
         raw = env.get(COMMAND_ENV, "").strip()
         if raw:
             try:

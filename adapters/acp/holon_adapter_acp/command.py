@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from holon_core import InputError
+from holon_core import Check, InputError
 
 COMMAND_ENV = "HOLON_ACP_COMMAND"
 PASS_ENV = "HOLON_ACP_PASS_ENV"
@@ -58,6 +58,44 @@ def endpoint_problem(env: Mapping[str, str]) -> str | None:
     if not _NAME.match(variable):
         return f"{BASE_URL_ENV} must name the variable the agent reads its endpoint from"
     return None
+
+
+def settings_refusal(env: Mapping[str, str]) -> InputError | None:
+    """The first of the generic engine's own settings that cannot be used (the endpoint, the
+    pass-env names), or None. Its preflight reports it, so the probe and the run refuse it
+    alike; :meth:`AcpAdapter.agent_argv` raises it for callers that skip the preflight."""
+    problem = endpoint_problem(env)
+    if problem:
+        return InputError(problem, hint="see docs/acp.md, 'Any other ACP agent'")
+    bad = bad_pass_env_names(env)
+    if bad:
+        return InputError(
+            f"{PASS_ENV} names invalid variables: {', '.join(bad)}",
+            hint=f"list variable names, e.g. {PASS_ENV}=MY_AGENT_API_KEY",
+        )
+    return None
+
+
+def policy_refusal(env: Mapping[str, str]) -> InputError | None:
+    """``HOLON_ACP_PERMISSION`` other than allow or reject (every ACP engine: the preflight
+    reports it, the launch raises it)."""
+    from holon_adapter_acp.policy import POLICY_ENV, policy_from
+
+    if policy_from(env) in ("allow", "reject"):
+        return None
+    return InputError(
+        f"{POLICY_ENV} must be allow or reject, not {env.get(POLICY_ENV)!r}",
+        hint=f"unset {POLICY_ENV} (allow) or set it to reject",
+    )
+
+
+def refusal_checks(*refusals: InputError | None) -> list[Check]:
+    """The refusals as failed preflight checks (``invalid_input``)."""
+    return [
+        Check("acp_settings", False, refused.message, refused.hint, "invalid_input")
+        for refused in refusals
+        if refused is not None
+    ]
 
 
 def agent_command(env: Mapping[str, str], spec_command: Any) -> list[str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from holon_adapter_acp.adapter import AcpAdapter
+from holon_adapter_acp.command import policy_refusal, refusal_checks
 from holon_adapter_acp.direct import direct_adapter, flag_value
 from holon_core import Capabilities, Check, EngineAdapter, EnginePackage, RunContext
 
@@ -61,10 +62,12 @@ class ProfileAdapter(AcpAdapter):
             detail = f"no installed plugin provides engine {self.direct_engine}"
             hint = f"pip install holon-adapter-{self.direct_engine}"
             return [Check("direct_adapter", False, detail, hint, "engine_missing")]
+        settings = refusal_checks(policy_refusal(env))
         if self.engine_package is None:
-            return adapter.preflight(env)
+            return adapter.preflight(env) + settings
         own = EngineAdapter.preflight(self, env)
-        return own + [check for check in adapter.preflight(env) if check.name != "credentials"]
+        direct = [check for check in adapter.preflight(env) if check.name != "credentials"]
+        return own + direct + settings
 
     def locate_binary(self, env: Mapping[str, str]) -> Path | None:
         if self.engine_package is not None:
@@ -156,7 +159,19 @@ class OpenCodeProfile(ProfileAdapter):
     def acp_command(self, run: RunContext, binary: str, plan: LaunchPlan) -> list[str]:
         # The config the direct launch wrote (model, permissions allowed, nothing fetched)
         # is in the home its environment points at; --pure loads no external plugin.
+        disable_title_agent(Path(plan.env["OPENCODE_CONFIG"]))
         return [binary, "acp", "--print-logs", "--log-level", "WARN", "--pure"]
+
+
+def disable_title_agent(config: Path) -> None:
+    """``opencode run --title`` spares the session title's model call; ``opencode acp`` has no
+    such flag, so the title agent is disabled in the config (a budget of one model call would
+    otherwise be spent on the title)."""
+    import json
+
+    settings = json.loads(config.read_text(encoding="utf-8"))
+    settings.setdefault("agent", {}).setdefault("title", {})["disable"] = True
+    config.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
 
 
 class ClaudeProfile(ProfileAdapter):
