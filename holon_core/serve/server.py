@@ -30,7 +30,7 @@ from holon_core.errors import HolonError
 from holon_core.hooks.manager import load_plugins
 from holon_core.serve.app import ServeState, build_app
 from holon_core.serve.store import Store
-from holon_core.serve.turn import Session
+from holon_core.serve.turn_plan import Session
 from holon_core.untrusted.redact import Redactor, secret_values
 
 DEFAULT_SOCKET = "/holon/ipc/agent.sock"
