@@ -147,7 +147,11 @@ def register(layout: RunLayout, name: str) -> None:
 
 
 def new_layout(runs_dir: Path, output: Path | None, workspace: Path | None = None) -> RunLayout:
-    """Create a fresh, private run directory; ``output`` None puts the output inside it."""
+    """Create a fresh, private run directory; ``output`` None puts the output inside it.
+
+    A relative ``runs_dir`` is taken from the caller's working directory, now: the agent
+    starts elsewhere and would resolve it again."""
+    runs_dir = runs_dir.expanduser().absolute()
     if workspace is not None and _inside(runs_dir, workspace):
         raise InputError(
             f"the runs directory {runs_dir} is inside the workspace {workspace}; the run's "

@@ -254,3 +254,35 @@ def test_bad_agent_command_is_reported(tmp_path: Path) -> None:
     assert ran.json["reason"] == "missing_manifest"
     assert "cannot start" in ran.json["warnings"][0]
     assert os.fspath(tmp_path / "no-such-agent") in ran.json["warnings"][0]
+
+
+@pytest.mark.parametrize("flag", ["--runs-dir", "--output"])
+def test_relative_paths_are_taken_from_the_callers_directory(tmp_path: Path, flag: str) -> None:
+    """``--runs-dir runs`` / ``--output out`` name directories under the shell's working
+    directory, like every other path on the command line (the agent, started in the run
+    dir, once looked for its input under ``runs/run-.../runs/run-.../``)."""
+    ws = make_workspace(tmp_path / "ws", "git")
+    spec = write_task(tmp_path / "task", ENGINE_STEPS)
+    caller = tmp_path / "caller"
+    caller.mkdir()
+    where = "runs" if flag == "--runs-dir" else "out"
+    argv = [str(spec), "--workspace", str(ws), "--engine", "replay", flag, where, "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "holon_core.cli.main", "run", *argv],
+        env=base_env(tmp_path),
+        cwd=caller,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["outcome"] == "success", result["error"]
+    run_dir, output = Path(result["paths"]["run_dir"]), Path(result["paths"]["output_dir"])
+    assert run_dir.is_absolute() and output.is_absolute()
+    if flag == "--runs-dir":
+        assert run_dir.parent == caller / "runs"
+    else:
+        assert output == caller / "out"
+    assert (output / "manifest.json").is_file()
