@@ -13,6 +13,54 @@ from holon_core.cli.parser import Parser
 
 
 def serve_main(argv: Sequence[str]) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    env = dict(os.environ)
+    if args.max_cost is not None:
+        from holon_core.gateway.budget import parse_usd
+
+        if parse_usd(args.max_cost) is None:
+            parser.error(f"--max-cost {args.max_cost!r} is not a positive amount, e.g. 2.50")
+        env["HOLON_MAX_COST_USD"] = args.max_cost
+    flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
+    flags["state"] = args.state
+    paths = resolve_paths(flags, env)
+
+    skills = [Path(s).expanduser() for s in args.skill]
+    from holon_core.serve.model_choice import ModelMapError, parse_model_map
+
+    try:
+        model_map = parse_model_map(args.model_map)
+    except ModelMapError as exc:
+        parser.error(str(exc))
+    if args.once:
+        from holon_core.serve.once import run_once
+
+        return run_once(paths, env, engine=args.engine, model=args.model, skills=skills)
+    from holon_core.process.tree import become_subreaper, runs_side_by_side
+    from holon_core.process.watchdogs import shared_watchdog
+    from holon_core.serve.server import serve
+
+    become_subreaper()
+    # one watchdog for every turn; turns side by side never take each other's processes
+    with shared_watchdog(), runs_side_by_side(args.max_concurrent > 1):
+        return serve(
+            paths,
+            env,
+            socket_flag=args.socket,
+            engine=args.engine,
+            model=args.model,
+            skills=skills,
+            isolate=args.isolate,
+            allow_fetch=args.allow_fetch,
+            model_map=model_map,
+            max_concurrent=args.max_concurrent,
+            max_queued=args.max_queued,
+        )
+
+
+def _parser() -> Parser:
+    """The flags: the one-shot path flags, the socket, the queue's limits and the session's."""
     parser = Parser(
         prog="holon-agent serve",
         description="Serve turns of one session over HTTP on a Unix socket (Open Responses).",
@@ -37,14 +85,7 @@ def serve_main(argv: Sequence[str]) -> int:
         metavar="N",
         help="turns that may wait for their turn (default 8); one more gets 429",
     )
-    parser.add_argument("--input", help="input dir; turns read <input>/turns/<turn_id>/")
-    parser.add_argument("--workspace", help="workspace dir (HOLON_WORKSPACE_DIR)")
-    parser.add_argument("--output", help="output dir; turns write <output>/turns/<turn_id>/")
-    parser.add_argument("--state", help="state dir for sessions and responses (HOLON_STATE_DIR)")
-    parser.add_argument("--model", help="model name passed to the engine (else HOLON_MODEL)")
-    parser.add_argument(
-        "--skill", action="append", default=[], metavar="DIR", help="a skill directory (repeat)"
-    )
+    _add_run_flags(parser)
     parser.add_argument(
         "--isolate",
         action="store_true",
@@ -76,49 +117,19 @@ def serve_main(argv: Sequence[str]) -> int:
         help="one-shot through serve: start a server, run the task in --input as one turn "
         "writing to --output, stop it; exit code as holon-agent",
     )
-    args = parser.parse_args(argv)
-    env = dict(os.environ)
-    if args.max_cost is not None:
-        from holon_core.gateway.budget import parse_usd
+    return parser
 
-        if parse_usd(args.max_cost) is None:
-            parser.error(f"--max-cost {args.max_cost!r} is not a positive amount, e.g. 2.50")
-        env["HOLON_MAX_COST_USD"] = args.max_cost
-    flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
-    flags["state"] = args.state
-    paths = resolve_paths(flags, env)
 
-    skills = [Path(s).expanduser() for s in args.skill]
-    from holon_core.serve.model_choice import ModelMapError, parse_model_map
-
-    try:
-        model_map = parse_model_map(args.model_map)
-    except ModelMapError as exc:
-        parser.error(str(exc))
-    if args.once:
-        from holon_core.serve.once import run_once
-
-        return run_once(paths, env, engine=args.engine, model=args.model, skills=skills)
-    from holon_core.process.watchdogs import shared_watchdog
-    from holon_core.process.tree import become_subreaper, runs_side_by_side
-    from holon_core.serve.server import serve
-
-    become_subreaper()
-    # one watchdog for every turn; turns side by side never take each other's processes
-    with shared_watchdog(), runs_side_by_side(args.max_concurrent > 1):
-        return serve(
-            paths,
-            env,
-            socket_flag=args.socket,
-            engine=args.engine,
-            model=args.model,
-            skills=skills,
-            isolate=args.isolate,
-            allow_fetch=args.allow_fetch,
-            model_map=model_map,
-            max_concurrent=args.max_concurrent,
-            max_queued=args.max_queued,
-        )
+def _add_run_flags(parser: Parser) -> None:
+    """What every turn runs with: the one-shot path flags, the model and the skills."""
+    parser.add_argument("--input", help="input dir; turns read <input>/turns/<turn_id>/")
+    parser.add_argument("--workspace", help="workspace dir (HOLON_WORKSPACE_DIR)")
+    parser.add_argument("--output", help="output dir; turns write <output>/turns/<turn_id>/")
+    parser.add_argument("--state", help="state dir for sessions and responses (HOLON_STATE_DIR)")
+    parser.add_argument("--model", help="model name passed to the engine (else HOLON_MODEL)")
+    parser.add_argument(
+        "--skill", action="append", default=[], metavar="DIR", help="a skill directory (repeat)"
+    )
 
 
 def _count(least: int) -> Callable[[str], int]:

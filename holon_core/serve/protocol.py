@@ -116,6 +116,32 @@ def parse_request(body: object) -> TurnRequest:
     from holon_core.serve.budget import parse_budget
 
     budget = parse_budget(holon.pop("budget", None))
+    values = _holon_fields(holon)
+    workspace = values["workspace"]
+    return TurnRequest(
+        input_text=text,
+        input_items=items,
+        model=model,
+        instructions=instructions,
+        previous_response_id=previous,
+        stream=stream,
+        metadata=metadata,
+        session_id=values["session_id"],
+        turn_id=values["turn_id"],
+        input_dir=values["input_dir"],
+        output_dir=values["output_dir"],
+        workspace=workspace,  # type: ignore[arg-type]  # checked against WORKSPACE_MODES
+        history=parsed.history,
+        system=parsed.system,
+        attachments=parsed.attachments,
+        earlier_attachments=parsed.earlier,
+        budget=budget,
+    )
+
+
+def _holon_fields(holon: dict[str, Any]) -> dict[str, str | None]:
+    """The request's ``holon`` object (its budget taken out): known string fields, valid ids,
+    a workspace mode; RequestError naming the field otherwise."""
     extra = sorted(set(holon) - set(HOLON_FIELDS))
     if extra:
         raise RequestError(
@@ -143,25 +169,7 @@ def parse_request(body: object) -> TurnRequest:
         raise RequestError(
             400, "holon.workspace must be 'shared' or 'isolated'", param="holon.workspace"
         )
-    return TurnRequest(
-        input_text=text,
-        input_items=items,
-        model=model,
-        instructions=instructions,
-        previous_response_id=previous,
-        stream=stream,
-        metadata=metadata,
-        session_id=values["session_id"],
-        turn_id=values["turn_id"],
-        input_dir=values["input_dir"],
-        output_dir=values["output_dir"],
-        workspace=workspace,  # type: ignore[arg-type]  # checked against WORKSPACE_MODES
-        history=parsed.history,
-        system=parsed.system,
-        attachments=parsed.attachments,
-        earlier_attachments=parsed.earlier,
-        budget=budget,
-    )
+    return values
 
 
 def _check_ignored(body: dict[str, Any]) -> None:

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Generator, Mapping
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import uvicorn
 
@@ -198,27 +199,20 @@ def serve(
 ) -> int:
     """Run the server until shutdown; 0 after a clean stop, 1 when it cannot start."""
     path = socket_path(socket_flag, env)
-    sock = None
-    try:  # the socket first: a clash with a live server is reported before any loading
-        sock = bind_socket(path)
-        session = load_session(
-            paths,
-            env,
-            engine=engine,
-            model=model,
-            skills=skills or [],
-            isolate=isolate,
-            allow_fetch=allow_fetch,
-            model_map=model_map,
-        )
-    except HolonError as exc:
-        if sock is not None:
-            sock.close()
-            path.unlink()
-        print(f"holon-agent serve: error: {exc.message}", file=sys.stderr)
-        if exc.hint:
-            print(f"holon-agent serve: fix: {exc.hint}", file=sys.stderr)
+    started = _bind_and_load(
+        path,
+        paths,
+        env,
+        engine=engine,
+        model=model,
+        skills=skills or [],
+        isolate=isolate,
+        allow_fetch=allow_fetch,
+        model_map=model_map,
+    )
+    if started is None:
         return 1
+    sock, session = started
     identity = path.stat()
     state = ServeState(
         session=session,
@@ -227,19 +221,7 @@ def serve(
         max_concurrent=max_concurrent,
         max_queued=max_queued,
     )
-    config = uvicorn.Config(
-        build_app(state),
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        timeout_graceful_shutdown=None,
-    )
-    server = _Server(config, state)
-
-    def stop() -> None:
-        server.should_exit = True
-
-    state.stop = stop
+    server = _uvicorn(state)
     print(f"holon-agent serve: listening on {path} (engine {session.engine.name})", file=sys.stderr)
     try:
         server.run(sockets=[sock])
@@ -255,3 +237,40 @@ def serve(
             if (now.st_dev, now.st_ino) == (identity.st_dev, identity.st_ino):
                 path.unlink()
     return recorded
+
+
+def _bind_and_load(
+    path: Path, paths: AgentPaths, env: Mapping[str, str], **options: Any
+) -> tuple[socket.socket, Session] | None:
+    """The socket first (a clash with a live server is reported before any loading), then
+    the session; None when either fails, said on stderr."""
+    sock = None
+    try:
+        sock = bind_socket(path)
+        return sock, load_session(paths, env, **options)
+    except HolonError as exc:
+        if sock is not None:
+            sock.close()
+            path.unlink()
+        print(f"holon-agent serve: error: {exc.message}", file=sys.stderr)
+        if exc.hint:
+            print(f"holon-agent serve: fix: {exc.hint}", file=sys.stderr)
+        return None
+
+
+def _uvicorn(state: ServeState) -> _Server:
+    """The uvicorn server over the app; ``state.stop`` asks it to exit."""
+    config = uvicorn.Config(
+        build_app(state),
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_graceful_shutdown=None,
+    )
+    server = _Server(config, state)
+
+    def stop() -> None:
+        server.should_exit = True
+
+    state.stop = stop
+    return server
