@@ -143,11 +143,17 @@ def cell_output_dir(results_dir: Path, row: dict[str, Any]) -> Path | None:
 
 
 def _output_dir(run_dir: Path, verdict: dict[str, Any] | None) -> Path:
+    """The run dir's own ``output/`` when it has one: ``run.json`` names the path the run
+    had, and a copied or moved run dir must not be read from (or written into) there. Else
+    the ``--output`` dir ``run.json`` names."""
+    own = run_dir / "output"
+    if own.is_dir():
+        return own
     paths = (verdict or {}).get("paths")
     named = paths.get("output_dir") if isinstance(paths, dict) else None
     if isinstance(named, str) and Path(named).is_dir():
         return Path(named)
-    return run_dir / "output"
+    return own
 
 
 def _manifest(output_dir: Path) -> tuple[dict[str, Any] | None, str | None]:

@@ -1,0 +1,42 @@
+"""``holon report`` on a run dir that was copied or moved (a CI artifact unpacked, a run dir
+kept for later): the page is made from the copy's own record and written beside it, never
+from or into the directory ``run.json`` named when the run was made."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.runner import kit as runner_kit
+
+
+def test_a_copied_run_dir_is_reported_from_and_into_the_copy(tmp_path: Path) -> None:
+    ws = runner_kit.make_workspace(tmp_path / "ws", "git")
+    spec = runner_kit.write_task(tmp_path / "task", runner_kit.ENGINE_STEPS)
+    argv = [str(spec), "--workspace", str(ws), "--engine", "replay", "--no-report", "--json"]
+    ran = runner_kit.holon_run(tmp_path, argv)
+    assert ran.exit_code == 0, ran.stderr
+    original = Path(ran.json["paths"]["run_dir"])
+    copy = tmp_path / "kept" / original.name
+    shutil.copytree(original, copy, symlinks=True)
+    manifest = json.loads((copy / "output" / "manifest.json").read_text())
+    manifest["metadata"]["warnings"] = ["only-in-the-copy-7731"]
+    (copy / "output" / "manifest.json").write_text(json.dumps(manifest))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "holon_core", "report", str(copy)],
+        env=runner_kit.base_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert done.returncode == 0, done.stderr
+    page = copy / "output" / "report.html"
+    assert done.stdout.strip() == str(page)
+    assert "only-in-the-copy-7731" in page.read_text(encoding="utf-8")
+    assert not (original / "output" / "report.html").exists()
