@@ -207,6 +207,17 @@ class ClaudeProfile(ProfileAdapter):
         return [str(self.require_binary(run))]
 
 
+def set_codex_model(config: Path, model: str) -> None:
+    """The direct launch's ``-m``, as the config's top-level ``model``: codex-acp takes the
+    session's model from the config (and accepts through ACP only models of codex's own
+    catalog, which a gateway's or a scripted server's model need not be in)."""
+    import json
+
+    text = config.read_text(encoding="utf-8") if config.exists() else ""
+    lines = [line for line in text.splitlines() if not line.startswith("model =")]
+    config.write_text("\n".join([f"model = {json.dumps(model)}", *lines]) + "\n", "utf-8")
+
+
 class CodexProfile(ProfileAdapter):
     """``codex-acp``: the ACP server on the Codex app-server, running the codex adapter's
     pinned ``codex`` (``CODEX_PATH``) with the ``CODEX_HOME`` and provider config it writes
@@ -235,6 +246,9 @@ class CodexProfile(ProfileAdapter):
 
     def acp_command(self, run: RunContext, binary: str, plan: LaunchPlan) -> list[str]:
         plan.env["CODEX_PATH"] = binary
+        model = flag_value(plan.argv, "-m")
+        if model:
+            set_codex_model(Path(plan.env["CODEX_HOME"]) / "config.toml", model)
         # Approval "never" and no sandbox: the direct launch's
         # --dangerously-bypass-approvals-and-sandbox, as codex-acp's initial mode.
         plan.env["INITIAL_AGENT_MODE"] = "agent-full-access"
