@@ -57,14 +57,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     parser.add_argument("--engine", help="engine name (else HOLON_ENGINE, spec, only installed)")
     parser.add_argument("--model", help="model passed to the engine")
-    parser.add_argument(
-        "--context", type=Path, help="context dir (default: context/ next to the spec)"
-    )
-    parser.add_argument("--system-prompt", type=Path, metavar="FILE", help="prompts/system.md")
-    parser.add_argument("--user-prompt", type=Path, metavar="FILE", help="prompts/user.md")
-    parser.add_argument(
-        "--skill", type=Path, action="append", default=[], metavar="DIR", help="skill (repeat)"
-    )
+    _add_input_options(parser)
     parser.add_argument(
         "--apply",
         action="store_true",
@@ -82,6 +75,31 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_record_option(parser)
     add_cassette_options(parser)
+    _add_agent_options(parser)
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="run the task as one turn of holon-agent serve (started, given one turn, stopped)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    report_option(parser)
+
+
+def _add_input_options(parser: argparse.ArgumentParser) -> None:
+    """What goes into the run's input dir besides the spec: context, prompts, skills."""
+    parser.add_argument(
+        "--context", type=Path, help="context dir (default: context/ next to the spec)"
+    )
+    parser.add_argument("--system-prompt", type=Path, metavar="FILE", help="prompts/system.md")
+    parser.add_argument("--user-prompt", type=Path, metavar="FILE", help="prompts/user.md")
+    parser.add_argument(
+        "--skill", type=Path, action="append", default=[], metavar="DIR", help="skill (repeat)"
+    )
+
+
+def _add_agent_options(parser: argparse.ArgumentParser) -> None:
+    """Which agent runs the task and where: another RFC-0002 agent, a container and its limits."""
     parser.add_argument(
         "--agent",
         metavar="COMMAND",
@@ -108,14 +126,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     parser.add_argument("--memory", help="container memory limit, e.g. 2g")
     parser.add_argument("--cpus", help="container CPU limit, e.g. 1.5")
-    parser.add_argument(
-        "--serve",
-        action="store_true",
-        help="run the task as one turn of holon-agent serve (started, given one turn, stopped)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    report_option(parser)
 
 
 def report_option(parser: argparse.ArgumentParser) -> None:
@@ -178,9 +188,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, stops: StopSignals) -> int:
-    from holon_core.runner.report import render_human
+    from holon_core.runner.report import RunAborted, render_human
     from holon_core.runner.run import RunOptions, run_task
-    from holon_core.runner.report import RunAborted
     from holon_core.runner.signals import RunCancelled
     from holon_core.runner.streams import write_safely
 
