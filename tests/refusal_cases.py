@@ -9,6 +9,7 @@ neither path writes a manifest.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -595,6 +596,14 @@ def cassette_info_not_json(tmp: Path) -> Setup:
 @refusal("invalid_input")
 def cassette_calls_damaged(tmp: Path) -> Setup:
     root = cassette(tmp, calls='{"seq": "first"}\n')
+    return claude_with(tmp, ["--cassette", str(root)])
+
+
+@refusal("invalid_input")
+def cassette_body_missing(tmp: Path) -> Setup:
+    call = {"seq": 0, "api": "anthropic-messages", "kind": "model", "method": "POST"}
+    call |= {"path": "/v1/messages", "request": {"size": 9, "sha256": "ab" * 32}}
+    root = cassette(tmp, calls=json.dumps(call | {"started_ms": 0}) + "\n")
     return claude_with(tmp, ["--cassette", str(root)])
 
 

@@ -79,7 +79,42 @@ def admit_replay(
             f"the cassette {root} was recorded with engine {recorded}, not {engine}",
             hint=f"replay it with --engine {recorded}",
         )
+    missing = missing_bodies(cassette)
+    if missing:
+        raise ReplayRefused(
+            f"the cassette {root} is incomplete: {len(missing)} of the bodies its calls name "
+            f"are not in {root / 'bodies'} (the first: {missing[0]})",
+            hint="copy the cassette with its bodies/ directory, or record it again",
+        )
     return cassette, mode
+
+
+def missing_bodies(cassette: Cassette) -> list[str]:
+    """The stored parts the calls name that ``bodies/`` lacks (names only: the replay reads
+    them and checks their hashes)."""
+    from holon_core.cassette.format import BODIES_DIR, REF_KEY
+
+    wanted: list[str] = []
+
+    def refs(skeleton: object) -> None:
+        if isinstance(skeleton, dict):
+            if set(skeleton) == {REF_KEY} and isinstance(skeleton[REF_KEY], str):
+                wanted.append(skeleton[REF_KEY])
+                return
+            for value in skeleton.values():
+                refs(value)
+        elif isinstance(skeleton, list):
+            for item in skeleton:
+                refs(item)
+
+    for call in cassette.calls:
+        for body in (call.request, call.response):
+            if body is not None:
+                wanted += [body.sha256] if body.sha256 else []
+                refs(body.skeleton)
+        wanted += [event.sha256 for event in call.events or () if event.sha256]
+    store = cassette.root / BODIES_DIR
+    return [d for d in dict.fromkeys(wanted) if not (store / d).is_file()]
 
 
 def replay_problem(env: Mapping[str, str], model_api: str | None, engine: str) -> HolonError | None:
