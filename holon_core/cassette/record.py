@@ -17,6 +17,7 @@ import itertools
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -65,6 +66,8 @@ class Recorder:
         self._seq = itertools.count()
         self._lock = threading.Lock()
         self._attempts: dict[tuple[str, bytes], int] = {}
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="holon-cassette")
+        self._jobs: list[Future[None]] = []
         #: Calls (seq) whose stream carried a known secret in pieces: the cassette is refused.
         self.split_secrets: list[int] = []
 
@@ -88,16 +91,28 @@ class Recorder:
         return _Pending(seq, time.perf_counter(), request, path, body, attempt, part)
 
     def finish(self, pending: _Pending) -> None:
-        """Turn a finished call into its record (once; later calls do nothing)."""
+        """Turn a finished call into its record (once; later calls do nothing).
+
+        In a worker thread: scrubbing and packing a large request (Claude Code's is about
+        120 KB) costs some 15 ms of CPU, which would otherwise hold up the gateway's event
+        loop, and with it every other call in flight."""
         with self._lock:
             if pending.recorded:
                 return
             pending.recorded = True
+            self._jobs.append(self._pool.submit(self._keep, pending))
+
+    def _keep(self, pending: _Pending) -> None:
         call = self._record(pending)
         with self._lock:
             self.calls.append(call)
 
     def ordered(self) -> list[RecordedCall]:
+        """Every finished call's record (waiting for those being made), in start order."""
+        with self._lock:
+            jobs = list(self._jobs)
+        for job in jobs:
+            job.result()  # a bug while recording surfaces here, not in the gateway's thread
         with self._lock:
             return sorted(self.calls, key=lambda c: c.seq)
 

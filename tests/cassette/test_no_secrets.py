@@ -166,6 +166,7 @@ def _decoded_runs(text: str) -> list[bytes]:
 
 
 def write(recorder: Recorder, shown: list[str], target: Path) -> None:
+    calls = recorder.ordered()
     info = CassetteInfo(
         created="2026-11-26T20:00:00Z",
         holon_version="0",
@@ -174,12 +175,12 @@ def write(recorder: Recorder, shown: list[str], target: Path) -> None:
         outcome="success",
         reason="ok",
         error=shown[0],
-        calls=len(recorder.calls),
+        calls=len(calls),
     )
     write_cassette(
         target,
         info=info,
-        calls=recorder.ordered(),
+        calls=calls,
         store=recorder.store,
         diff=b"",
         scrubber=recorder.scrubber,
@@ -216,6 +217,7 @@ def test_no_secret_of_the_environment_survives_into_a_cassette(
 def test_a_secret_streamed_in_pieces_refuses_the_cassette(tmp_path: Path) -> None:
     env = {"GITHUB_TOKEN": "abcdefghijklmnopqrstuvwxyz012345"}
     recorder = record(env, ["nothing secret here"], split=7)
+    recorder.ordered()  # the records are made in the recorder's worker thread
     assert recorder.split_secrets == [0]
     with pytest.raises(CassetteError, match=r"model call #0 streamed a secret value"):
         write(recorder, ["nothing secret here"], tmp_path / "cassette")
