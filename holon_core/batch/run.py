@@ -30,6 +30,7 @@ from holon_core.batch.progress import BatchProgress
 from holon_core.batch.report import markdown_report
 from holon_core.batch.results import RESULTS_FILE, CellResult, read_cell, write_cell, write_results
 from holon_core.errors import InputError
+from holon_core.telemetry.hooks import Tracing
 from holon_core.telemetry.hooks import begin as begin_tracing
 from holon_core.untrusted.files import open_up
 
@@ -76,18 +77,9 @@ def run_batch(
     tty: bool = False,
 ) -> BatchOutcome:
     tracing = begin_tracing(env, "holon batch")  # OTel traces only when asked (telemetry.md)
-    job = load_job(options.job)
-    if options.results is not None:
-        job.results = options.results.expanduser().absolute()
-    _claim(job, options.resume)
-    tasks = prepare_tasks(job, dict(env))
-    cells = expand(job, tasks)
-    _record_job(job, cells)
+    job, cells, kept = _plan(options, env)
     cells_dir = job.results / "cells"
-    kept = {c.id: r for c in cells if options.resume and (r := read_cell(cells_dir / c.id))}
     todo = [c for c in cells if c.id not in kept]
-    for cell in todo:  # a cell killed halfway starts over from nothing
-        _remove(cells_dir / cell.id)
     limits = job.data.limits
     concurrency = options.concurrency or limits.concurrency
     if tracing is not None:
@@ -130,16 +122,47 @@ def run_batch(
             f"limits.max_cost_usd ${limits.max_cost_usd}: {len(cells) - len(results)} cells "
             "were not started (raise the limit and rerun with --resume)\n"
         )
+    report = _write_reports(job, results, stream, tracing=tracing, html=options.report)
+    return BatchOutcome(job, results, len(cells), cancel.is_set(), report)
+
+
+def _plan(
+    options: BatchOptions, env: Mapping[str, str]
+) -> tuple[Job, list[Cell], dict[str, CellResult]]:
+    """The job, its cells and (with ``--resume``) the results kept; the rest start afresh."""
+    job = load_job(options.job)
+    if options.results is not None:
+        job.results = options.results.expanduser().absolute()
+    _claim(job, options.resume)
+    tasks = prepare_tasks(job, dict(env))
+    cells = expand(job, tasks)
+    _record_job(job, cells)
+    cells_dir = job.results / "cells"
+    kept = {c.id: r for c in cells if options.resume and (r := read_cell(cells_dir / c.id))}
+    for cell in cells:  # a cell killed halfway starts over from nothing
+        if cell.id not in kept:
+            _remove(cells_dir / cell.id)
+    return job, cells, kept
+
+
+def _write_reports(
+    job: Job,
+    results: list[CellResult],
+    stream: IO[str],
+    *,
+    tracing: Tracing | None,
+    html: bool,
+) -> Path | None:
+    """results.jsonl and report.md, the batch's span, and report.html when asked."""
     write_results(job.results / RESULTS_FILE, results)
     (job.results / "report.md").write_text(markdown_report(job.name, results), encoding="utf-8")
     if tracing is not None:
         tracing.export_batch(job.name, [r.outcome for r in results], [r.cost_usd for r in results])
-    report = None
-    if options.report:
-        from holon_core.report.finish import report_finished_batch
+    if not html:
+        return None
+    from holon_core.report.finish import report_finished_batch
 
-        report = report_finished_batch(job.results, stream)
-    return BatchOutcome(job, results, len(cells), cancel.is_set(), report)
+    return report_finished_batch(job.results, stream)
 
 
 def _executor(
