@@ -225,7 +225,7 @@ def _gateway(found: Admission, env: Mapping[str, str]) -> None:
 
     assert found.engine is not None and found.facts is not None
     api = found.engine.model_api
-    problem = gateway_problem(api, env, found.facts.budget)
+    problem = gateway_problem(api, env, found.facts.budget, found.engine.name)
     if problem is not None:
         found.refuse("gateway", problem)
     if env.get("HOLON_RECORD"):  # --record: a cassette dir and a gateway to record

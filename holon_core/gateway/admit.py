@@ -22,6 +22,7 @@ def gateway_problem(
     model_api: str | None,
     env: Mapping[str, str],
     budget: Mapping[str, Any] | None,
+    engine: str | None = None,
 ) -> GatewaySettingInvalid | None:
     """What stops the run (or a serve session) before its engine starts, or None."""
     try:
@@ -38,11 +39,14 @@ def gateway_problem(
     if raw:
         limits["max_cost_usd"] = raw
     if limits and (not wanted or model_api is None):
-        why = "HOLON_GATEWAY is off" if not wanted else "the engine declares no model API"
         named = ", ".join(f"{k} {v}" for k, v in limits.items())
+        if not wanted:
+            why, fix = "HOLON_GATEWAY is off", "remove the budget or run with HOLON_GATEWAY=on"
+        else:  # turning the gateway on cannot help: nothing of this engine's is metered
+            why = f"engine {engine or 'this engine'} calls no model API the gateway can meter"
+            fix = "remove the budget (--max-cost, HOLON_MAX_COST_USD, constraints.budget)"
         return GatewaySettingInvalid(
-            f"a budget ({named}) is kept by the model gateway, but {why}; "
-            "remove the budget or run with HOLON_GATEWAY=on"
+            f"a budget ({named}) is kept by the model gateway, but {why}; {fix}"
         )
     if wanted and model_api is not None and env.get("HOLON_PRICES"):
         from holon_core.gateway.price_table import PriceTableError, load_table
