@@ -102,6 +102,10 @@ def _show(root: Path, *, as_json: bool) -> int:
     failed = sum(1 for tool in info.tool_calls if not tool.ok)
     print(f"tools      {len(info.tool_calls)} calls, {failed} failed")
     print(f"size       {human_size(cassette.size_bytes())}, {len(rows)} model calls")
+    for index, part in enumerate(info.parts, 1):  # a serve session: its turns, in order
+        after = f" after {part['previous_response_id']}" if part.get("previous_response_id") else ""
+        ended = f"{part.get('outcome')} ({part.get('reason')})"
+        print(f"turn {index:<5} {part.get('id')}{after}: {ended}, {part.get('calls')} calls")
     print()
     table = [["#", "KIND", "REQUEST", "STATUS", "ANSWER", "AT MS", "TOOK MS"]]
     for row in rows:

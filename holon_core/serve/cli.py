@@ -22,6 +22,8 @@ def serve_main(argv: Sequence[str]) -> int:
         if parse_usd(args.max_cost) is None:
             parser.error(f"--max-cost {args.max_cost!r} is not a positive amount, e.g. 2.50")
         env["HOLON_MAX_COST_USD"] = args.max_cost
+    if args.record is not None:  # the session's cassette, written when the server stops
+        env["HOLON_RECORD"] = str(Path(args.record).expanduser().absolute())
     flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
     flags["state"] = args.state
     paths = resolve_paths(flags, env)
@@ -110,6 +112,12 @@ def _parser() -> Parser:
         help="the session's budget: once its turns' model calls cost this much, the turn "
         "running ends budget_exceeded and so does every later one (HOLON_MAX_COST_USD; "
         "docs/gateway.md)",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="DIR",
+        help="record the session as one cassette in DIR, a part per turn, written when the "
+        "server stops (HOLON_RECORD; docs/cassettes.md)",
     )
     parser.add_argument(
         "--once",

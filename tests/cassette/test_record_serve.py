@@ -10,6 +10,7 @@ import signal
 import pytest
 
 from holon_core.cassette.format import read_cassette
+from holon_core.cli.main import main
 from holon_core.serve.client import start_server
 from tests.gateway.kit import REAL_KEY
 from tests.gateway.test_gateway_engines import engine_env
@@ -19,14 +20,14 @@ pytestmark = pytest.mark.engine("claude")
 
 
 def test_a_session_is_one_cassette_with_a_part_per_turn(
-    engine_binary, https_provider, ca_file, tmp_path
+    engine_binary, https_provider, ca_file, tmp_path, capsys
 ):
     engine_binary("claude")
     server = https_provider("write-and-run")
     target = tmp_path / "cassettes" / "session"
     env = {k: v for k, v in engine_env(server, "claude", ca_file).items() if k != "HOLON_GATEWAY"}
-    env |= {"HOLON_TIMEOUT": "120", "HOLON_RECORD": str(target)}
-    serve = start(tmp_path / "s", "--engine", "claude", env=env)
+    env |= {"HOLON_TIMEOUT": "120"}
+    serve = start(tmp_path / "s", "--engine", "claude", "--record", str(target), env=env)
     (serve.workspace / "README.md").write_text("hello\n")
     try:
         first = serve.client.create("Create hello.txt")
@@ -51,6 +52,11 @@ def test_a_session_is_one_cassette_with_a_part_per_turn(
     # each turn's diff.patch is in the store; diff.patch is the last turn's
     assert b"hello.txt" in cassette.store.get(parts[0]["diff_sha256"])
     assert cassette.diff().encode() == cassette.store.get(parts[1]["diff_sha256"])
+    assert main(["cassette", "show", str(target)]) == 0
+    shown = capsys.readouterr().out
+    assert f"turn 1     {first['id']}: success (ok)" in shown
+    assert f"turn 2     {second['id']} after {first['id']}: success (ok)" in shown
+    assert f"[{second['id']}]" in shown  # each call names its turn
     everything = b"".join(p.read_bytes() for p in target.rglob("*") if p.is_file())
     assert REAL_KEY.encode() not in everything
 
