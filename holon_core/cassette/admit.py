@@ -57,17 +57,20 @@ def record_problem(
         wanted = gateway_setting(env)
     except ValueError:
         return None  # the gateway's own check names the bad value
-    why = None
     if not wanted:
-        why = "HOLON_GATEWAY is off"
-    elif model_api is None:
-        why = f"engine {engine} declares no model API"
-    return None if why is None else no_gateway(why)
+        return no_gateway("HOLON_GATEWAY is off")
+    if model_api is None:  # the gateway's setting cannot help: the engine calls no model
+        return no_gateway(
+            f"engine {engine} declares no model API",
+            fix="record a run of an engine that calls a model API, or run without --record",
+        )
+    return None
 
 
-def no_gateway(why: str) -> RecordRefused:
+def no_gateway(why: str, fix: str | None = None) -> RecordRefused:
     return RecordRefused(
         "--record (HOLON_RECORD) records the model calls the gateway sees, but this run has "
         f"no gateway: {why}",
-        hint="run with HOLON_GATEWAY=on and the engine's API key variable set, or without --record",
+        hint=fix
+        or "run with HOLON_GATEWAY=on and the engine's API key variable set, or without --record",
     )

@@ -62,7 +62,8 @@ def admit_replay(
         raise ReplayRefused(
             f"--cassette replays model calls, but engine {engine} makes none "
             "(it declares no model API)",
-            hint="replay a cassette with the engine that recorded it",
+            hint="replay the cassette with the engine that recorded it (holon cassette show "
+            "DIR names it), or run without --cassette",
         )
     try:
         wanted = gateway_setting(env)

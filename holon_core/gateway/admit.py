@@ -43,7 +43,8 @@ def gateway_problem(
         if not wanted:
             why, fix = "HOLON_GATEWAY is off", "remove the budget or run with HOLON_GATEWAY=on"
         else:  # turning the gateway on cannot help: nothing of this engine's is metered
-            why = f"engine {engine or 'this engine'} calls no model API the gateway can meter"
+            named_engine = f"engine {engine}" if engine else "the engine"
+            why = f"{named_engine} calls no model API the gateway can meter"
             fix = "remove the budget (--max-cost, HOLON_MAX_COST_USD, constraints.budget)"
         return GatewaySettingInvalid(
             f"a budget ({named}) is kept by the model gateway, but {why}; {fix}"

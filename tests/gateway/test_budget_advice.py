@@ -25,3 +25,15 @@ def test_the_gateway_turned_off_is_told_to_turn_it_on(tmp_path: Path) -> None:
     assert result.exit_code == 1 and result.manifest is not None
     error = result.manifest["error"]
     assert "HOLON_GATEWAY is off" in error and "HOLON_GATEWAY=on" in error, error
+
+
+def test_recording_an_engine_without_a_model_api_is_not_told_to_turn_the_gateway_on(
+    tmp_path: Path,
+) -> None:
+    task = make_task(tmp_path / "t", replay=[{"say": "done"}])
+    result = run_agent(task, "replay", args=["--record", str(tmp_path / "rec")])
+    assert result.exit_code == 1 and result.manifest is not None
+    error = result.manifest["error"]
+    assert "engine replay declares no model API" in error, error
+    assert "HOLON_GATEWAY=on" not in error
+    assert "without --record" in error
