@@ -16,6 +16,7 @@ import ssl
 import threading
 from collections.abc import Callable, Mapping
 
+import httpcore
 import httpx
 import uvicorn
 
@@ -43,6 +44,11 @@ def upstream_client(env: Mapping[str, str], wrap: TransportWrap | None = None) -
     # TCP_NODELAY: httpx writes a request's head and body apart; with Nagle on, the body
     # waits for the ACK the upstream delays by up to 40 ms.
     nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+    # Reads of up to 256 KiB (httpcore: 64 KiB): a large stream then passes in fewer pieces,
+    # each costing a pass through h11, anyio and the ASGI send (bench/gateway_overhead.py:
+    # about a third more throughput on 50 MiB). A read returns what has arrived, so a small
+    # event is not held back. Process-wide; the gateway is the process's only async client.
+    httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = 256 * 1024
     context = ssl_context(env)
     transport: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(
         verify=context, socket_options=nodelay
