@@ -51,6 +51,8 @@ class BridgeConfig:
     auth: str | None = None
     mode: str | None = None
     cancel_grace: float = 2.0
+    #: Send the prompt as an embedded resource, not text (see ``prompt_blocks``).
+    prompt_resource: bool = False
 
 
 def parse_args(argv: list[str]) -> BridgeConfig:
@@ -59,13 +61,14 @@ def parse_args(argv: list[str]) -> BridgeConfig:
     parser.add_argument("--auth", help="authenticate with this method id first")
     parser.add_argument("--mode", help="session/set_mode to this mode id after session/new")
     parser.add_argument("--cancel-grace", type=float, default=2.0)
+    parser.add_argument("--prompt-resource", action="store_true")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no agent command after --")
     cwd = str(Path(args.cwd).absolute())
-    return BridgeConfig(command, cwd, args.auth, args.mode, args.cancel_grace)
+    return BridgeConfig(command, cwd, args.auth, args.mode, args.cancel_grace, args.prompt_resource)
 
 
 class _ShortErrors(logging.Formatter):
@@ -73,6 +76,18 @@ class _ShortErrors(logging.Formatter):
 
     def formatException(self, ei: Any) -> str:
         return f"  ({ei[1]!r})" if ei and ei[1] is not None else ""
+
+
+def prompt_blocks(prompt: str, *, as_resource: bool) -> list[Any]:
+    """The prompt's content: one text block, or one embedded text resource. claude-agent-acp
+    asks the model for a session title from a prompt's text blocks, beside the first turn;
+    ``claude -p`` makes no such call, and a budget of one model call would go to it."""
+    from acp import embedded_text_resource, resource_block, text_block
+
+    if not as_resource:
+        return [text_block(prompt)]
+    task = embedded_text_resource("holon://task.md", prompt, mime_type="text/markdown")
+    return [resource_block(task)]
 
 
 def _request_error(exc: BaseException) -> dict[str, Any]:
@@ -101,10 +116,9 @@ class Conversation:
         try:
             await self._open(cfg)
             self.stage = "session/prompt"
-            from acp import text_block
-
             session_id = self.session_id or ""
-            answer = await self.conn.prompt(session_id=session_id, prompt=[text_block(prompt)])
+            blocks = prompt_blocks(prompt, as_resource=cfg.prompt_resource)
+            answer = await self.conn.prompt(session_id=session_id, prompt=blocks)
         except ConnectionError:
             return await self._agent_gone()
         except Exception as exc:  # a JSON-RPC error, or an answer the schema refuses

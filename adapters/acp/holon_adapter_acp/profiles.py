@@ -196,8 +196,9 @@ class ClaudeProfile(ProfileAdapter):
     model_api: ClassVar[str | None] = "anthropic-messages"
 
     def bridge_options(self, run: RunContext) -> list[str]:
-        # The direct launch's --dangerously-skip-permissions, as an ACP session mode.
-        return ["--mode", "bypassPermissions"]
+        # The direct launch's --dangerously-skip-permissions, as an ACP session mode; the
+        # prompt as a resource, so no session title is generated (bridge.prompt_blocks).
+        return ["--mode", "bypassPermissions", "--prompt-resource"]
 
     def acp_command(self, run: RunContext, binary: str, plan: LaunchPlan) -> list[str]:
         plan.env["CLAUDE_CODE_EXECUTABLE"] = binary

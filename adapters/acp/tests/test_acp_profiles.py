@@ -70,7 +70,8 @@ def test_declarations_mirror_the_direct_adapter() -> None:
 
 
 def test_write_and_run_succeeds_with_patch_and_tool_record(task, profile, provider, valid_manifest):
-    result = run_profile(task, profile, provider("write-and-run"))
+    server = provider("write-and-run")
+    result = run_profile(task, profile, server)
     manifest = valid_manifest(result)
     assert result.exit_code == 0, manifest.get("error")
     patch = (task.output / "diff.patch").read_text()
@@ -85,6 +86,8 @@ def test_write_and_run_succeeds_with_patch_and_tool_record(task, profile, provid
     calls = (task.output / "evidence" / "model-calls.ndjson").read_text().splitlines()
     models = {json.loads(line)["model"] for line in calls if json.loads(line)["kind"] == "model"}
     assert models == {SETUP[profile][1]}  # the model holon was asked for, seen on the wire
+    # no side call beside the task's turns (a session title: opencode acp, claude-agent-acp)
+    assert [r.path for r in server.requests if r.kind == "aux"] == []
 
 
 def test_401_is_auth_failed(task, profile, provider, valid_manifest):
