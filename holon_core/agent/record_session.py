@@ -64,7 +64,7 @@ def open_turn(run: RunState) -> SessionRecording:
 
 
 def close_turn(run: RunState, manifest: dict[str, Any], recording: SessionRecording) -> None:
-    from holon_core.agent.record_cassette import cassette_info
+    from holon_core.agent.cassette_info import cassette_info
 
     key = str(run.paths.output)
     diff = run.paths.output / "diff.patch"
