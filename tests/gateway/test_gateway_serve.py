@@ -163,3 +163,28 @@ def serve_replay(tmp_path):
     serve = start(tmp_path / "r")
     yield serve
     stop_quietly(serve)
+
+
+def test_turns_side_by_side_are_metered_apart(engine_binary, https_provider, ca_file, tmp_path):
+    """Two turns at once through the one gateway: each turn's record holds its own calls (a
+    call belongs to the turn whose placeholder it carries)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    engine_binary("claude")
+    server = https_provider("write-and-run")
+    serve = _serve(server, ca_file, tmp_path / "s", "--max-concurrent", "2")
+    try:
+        goals = {"A": "Create hello.txt (task A)", "B": "Create hello.txt (task B)"}
+
+        def turn(goal: str) -> dict[str, Any]:
+            return serve.client.create(goal, holon={"workspace": "isolated"})
+
+        with ThreadPoolExecutor(2) as pool:
+            responses = dict(zip(goals, pool.map(turn, goals.values()), strict=True))
+        for name, response in responses.items():
+            assert response["status"] == "completed", response
+            mine = [r for r in server.requests if r.kind == "turn" and goals[name] in r.text()]
+            meta = _manifest(serve, response)["metadata"]
+            assert meta["usage"]["model_calls"] == len(mine) >= 3, (name, meta["usage"])
+    finally:
+        stop_quietly(serve)
