@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from holon_conformance.suite import broken
+from holon_conformance.suite import broken_wrapped as broken
 
 
 def test_the_wrapper_finds_the_wrapped_engine(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from holon_conformance.suite.broken import TARGETS
+from holon_conformance.suite.broken_expected import TARGETS
 
 from holon_core.errors import PluginError
 from holon_core.hooks.manager import load_plugins

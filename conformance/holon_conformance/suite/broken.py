@@ -2,9 +2,9 @@
 
 ``HOLON_PLUGINS=holon_conformance.suite.broken`` registers them next to the real ones; each
 is the built-in replay engine (one wraps a real engine CLI's adapter, driven through the
-scripted model server) with exactly one contract violation, and :data:`TARGETS` says which rows the
-suite must report FAIL for it. :data:`EXPECTED` is every row that is not a pass, exactly.
-They are never loaded by default.
+scripted model server: :mod:`.broken_wrapped`) with exactly one contract violation;
+:mod:`.broken_expected` says which rows the suite must report FAIL for each (``TARGETS``)
+and every row that is not a pass, exactly (``EXPECTED``). They are never loaded by default.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from holon_conformance.suite.broken_wrapped import _engine_commits
 from holon_core._version import __version__
 from holon_core.builtin.replay import ReplayEngine, ReplayParser
 from holon_core.engine.adapter import Capabilities, EngineAdapter
@@ -32,87 +33,6 @@ if TYPE_CHECKING:
         LaunchPlan,
         RunContext,
     )
-
-_F = "FAIL"
-#: Broken adapter -> every row the suite must not pass, with its outcome (all others PASS,
-#: supported or N/A). A MAY row is never FAIL: a broken probe mode reads ``absent``.
-EXPECTED: dict[str, dict[str, str]] = {
-    "broken-writes-input": {"RFC2-IN-001": _F},
-    "broken-writes-home": {"RFC2-OUT-001": _F, "RFC2-OUT-003": _F},
-    "broken-writes-tmp": {"RFC2-OUT-001": _F, "RFC2-OUT-003": _F},
-    "broken-exit0-on-failure": {"RFC2-EXIT-002": _F},
-    "broken-hides-needs-human": {"RFC2-EXIT-003": _F},
-    "broken-leaves-daemon": {"HOLON-PROC-001": _F},
-    # An engine that cannot start without a terminal does nothing under holon (the engine
-    # never has one, with or without a terminal around holon-agent): every row that needs the
-    # task done fails with it, and required-artifact validation cannot be observed.
-    "broken-needs-tty": {
-        "RFC2-HEAD-001": _F,
-        "RFC2-HEAD-002": _F,
-        "RFC2-IN-002": _F,
-        "RFC2-EXIT-001": _F,
-        "RFC2-V01-ART-001": _F,
-        "RFC2-V01-PATCH-001": _F,
-        "RFC2-V01-HOST-001": _F,
-        "HOLON-PATCH-001": _F,
-        "HOLON-HERM-001": _F,
-        "RFC2-OUT-006": "WARN",
-        "RFC2-PATCH-001": "WARN",
-        "RFC2-PATCH-002": "WARN",
-        "RFC2-RUN-005": "WARN",
-    },
-    "broken-prompts": {"RFC2-HEAD-002": _F},
-    "broken-ignores-missing-credentials": {"RFC2-HEAD-003": _F},
-    # The agent dies silently before the engine starts, in every run that is not a probe: no
-    # manifest (every row that reads one fails), no work done (the task rows fail), and its
-    # scratch dir stays in the run's TMPDIR (OUT-001/003). One defect, rightly many rows.
-    "broken-no-manifest": {
-        "RFC2-OUT-004": _F,
-        "RFC2-OUT-001": _F,
-        "RFC2-OUT-003": _F,
-        "RFC2-IN-002": _F,
-        "RFC2-EXIT-001": _F,
-        "RFC2-EXIT-002": _F,
-        "RFC2-EXIT-003": _F,
-        "RFC2-HEAD-001": _F,
-        "RFC2-HEAD-002": _F,
-        "RFC2-V01-ART-001": _F,
-        "RFC2-V01-PATCH-001": _F,
-        "RFC2-V01-HOST-001": _F,
-        "HOLON-SCHEMA-001": _F,
-        "HOLON-PATCH-001": _F,
-        "HOLON-HERM-001": _F,
-        "RFC2-OUT-006": "WARN",
-        "RFC2-OUT-007": "WARN",
-        "RFC2-PATCH-001": "WARN",
-        "RFC2-PATCH-002": "WARN",
-        "RFC2-RUN-005": "WARN",
-    },
-    "broken-dirties-workspace": {"HOLON-PATCH-001": _F},
-    "broken-reads-user-env": {"HOLON-HERM-001": _F},
-    "broken-passes-env": {"HOLON-HERM-001": _F},
-    "broken-leaks-key": {"HOLON-KEY-001": _F},
-    "broken-dumps-env": {"HOLON-SEC-001": _F},
-    "broken-probe-calls-model": {"RFC2-PROBE-001": "absent"},
-    "broken-probe-always-ready": {"RFC2-PROBE-002": _F},
-    "broken-probe-not-ready": {
-        "RFC2-PROBE-001": "absent",
-        "RFC2-PROBE-003": _F,
-        "RFC2-PROBE-004": _F,
-    },
-    # The committed workspace already holds the change, so the patch no longer applies to it.
-    "broken-engine-commits": {
-        "RFC2-RUN-008": _F,
-        "RFC2-V01-PATCH-001": _F,
-        "RFC2-OUT-006": "WARN",
-        "RFC2-PATCH-001": "WARN",
-    },
-}
-#: Broken adapter -> the requirement it was written to break.
-TARGETS = {
-    name: next((r for r, o in rows.items() if o == _F), next(iter(rows)))
-    for name, rows in EXPECTED.items()
-}
 
 
 class _Broken(ReplayEngine):
@@ -404,74 +324,6 @@ class ProbeNotReady(_Broken):
         if _probing():
             checks.append(Check(name="session", ok=False, detail="no run in progress"))
         return checks
-
-
-#: The installed adapter ``broken-engine-commits`` wraps (default: the first by name that
-#: declares an npm engine and a model API).
-BASE_ENV = "HOLON_BROKEN_BASE"
-
-
-def _real_adapter() -> EngineAdapter | None:
-    """An installed adapter of a real engine CLI, read from the ``holon`` entry points."""
-    from importlib.metadata import entry_points
-
-    wanted = os.environ.get(BASE_ENV)
-    for point in sorted(entry_points(group="holon"), key=lambda p: p.name):
-        if wanted and point.name != wanted:
-            continue
-        try:
-            module = point.load()
-        except Exception:  # a broken plugin is the plugin manager's to report
-            continue
-        found: list[EngineAdapter] = []
-        register = getattr(module, "holon_register_engines", None)
-        if callable(register):
-            register(register=found.append)
-        for adapter in found:
-            if adapter.engine_package is not None and adapter.model_api is not None:
-                return adapter
-    return None
-
-
-def _engine_commits() -> EngineAdapter | None:
-    """A real engine CLI (through the scripted model server) that commits its work to the
-    workspace's branch when it is done: applying changes back, implicitly."""
-    base = _real_adapter()
-    if base is None:
-        return None
-
-    def launch(self: EngineAdapter, run: RunContext) -> LaunchPlan:
-        plan = type(base).launch(self, run)
-        commit = (
-            "git add -A >/dev/null 2>&1; git -c user.name=engine -c user.email=e@x "
-            "commit -qm 'engine work' >/dev/null 2>&1"
-        )
-        plan.argv = ["sh", "-c", f'"$@"; rc=$?; {commit}; exit $rc', "sh", *plan.argv]
-        return plan
-
-    # The engine is the wrapped adapter's: found where `holon engines install <base>` put it,
-    # or via its HOLON_<BASE>_BIN, never under this adapter's own name.
-    def locate_binary(self: EngineAdapter, env: Mapping[str, str]) -> Path | None:
-        return base.locate_binary(env)
-
-    def require_binary(self: EngineAdapter, run: RunContext) -> Path:
-        return base.require_binary(run)
-
-    def binary_checks(self: EngineAdapter, env: Mapping[str, str]) -> list[Check]:
-        return base._binary_checks(env)
-
-    members: dict[str, object] = {
-        "name": "broken-engine-commits",
-        "distribution": "holon-conformance",
-        "launch": launch,
-        "locate_binary": locate_binary,
-        "require_binary": require_binary,
-        "_binary_checks": binary_checks,
-        "binary_env": property(lambda self: base.binary_env),
-    }
-    commits = type("EngineCommits", (type(base),), members)
-    adapter: EngineAdapter = commits()
-    return adapter
 
 
 @hookimpl

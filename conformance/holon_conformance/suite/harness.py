@@ -162,25 +162,13 @@ def run_case(target: Target, case: Case) -> RunRecord:
     planted = canary.plant(root / "home", workspace.parent) if case.canaries else {}
     scenario = parse_scenario({"turns": case.turns}, f"conformance-{case.name}")
     with ScriptedProvider(scenario, workdir=str(workspace)) as provider:
-        endpoint = target.adapter.endpoint_env(provider.url)
-        # Credentials the endpoint does not supply (an offline engine's) get a fake value.
-        endpoint |= {
-            name: f"holon-conformance-fake-{name.lower()}"
-            for name in target.adapter.credential_env
-            if not any(n in endpoint for n in target.adapter.credential_env)
-        }
+        endpoint = _endpoint(target, provider.url)
         secret = next((v for k, v in endpoint.items() if k in target.adapter.credential_env), "")
         turns = json.loads(_fill(json.dumps(case.turns), secret))
         provider.set_scenario(parse_scenario({"turns": turns}, f"conformance-{case.name}"))
         replay = json.loads(_fill(json.dumps(case.replay), secret))
         (root / "replay.yaml").write_text(yaml.safe_dump(replay, sort_keys=False), "utf-8")
-        env = agent_base_env() | PLANTED_SECRETS | endpoint
-        env |= {"HOME": str(root / "home"), "TMPDIR": str(root / "tmp")}
-        env |= {"HOLON_REPLAY_SCRIPT": str(root / "replay.yaml"), "HOLON_TIMEOUT": "90"}
-        env["HOLON_SILENCE_TIMEOUT"] = "60"
-        if case.no_credentials:
-            for name in target.adapter.credential_env:
-                env.pop(name, None)
+        env = _agent_env(target, case, endpoint, root)
         secrets = [v for k, v in endpoint.items() if k in target.adapter.credential_env]
         argv = [sys.executable, "-m", "holon_core.agent", "--engine", target.name]
         argv += ["--input", str(input_dir), "--workspace", str(workspace)]
@@ -214,6 +202,31 @@ def run_case(target: Target, case: Case) -> RunRecord:
     ]
     _read_manifest(record)
     return record
+
+
+def _endpoint(target: Target, url: str) -> dict[str, str]:
+    """The adapter's endpoint variables for the scripted server; credentials the endpoint
+    does not supply (an offline engine's) get a fake value."""
+    endpoint = target.adapter.endpoint_env(url)
+    endpoint |= {
+        name: f"holon-conformance-fake-{name.lower()}"
+        for name in target.adapter.credential_env
+        if not any(n in endpoint for n in target.adapter.credential_env)
+    }
+    return endpoint
+
+
+def _agent_env(target: Target, case: Case, endpoint: dict[str, str], root: Path) -> dict[str, str]:
+    """holon-agent's environment for the case: the base, planted secrets, the endpoint,
+    sentinel HOME and TMPDIR, the replay script and the timeouts."""
+    env = agent_base_env() | PLANTED_SECRETS | endpoint
+    env |= {"HOME": str(root / "home"), "TMPDIR": str(root / "tmp")}
+    env |= {"HOLON_REPLAY_SCRIPT": str(root / "replay.yaml"), "HOLON_TIMEOUT": "90"}
+    env["HOLON_SILENCE_TIMEOUT"] = "60"
+    if case.no_credentials:
+        for name in target.adapter.credential_env:
+            env.pop(name, None)
+    return env
 
 
 def _fill(script: str, secret: str) -> str:
