@@ -52,7 +52,7 @@ def cassette_info(
         error=manifest.get("error"),
         tool_calls=tools,
         files_changed=meta.get("files_changed"),
-        paths=_paths(run),
+        paths=run_paths(run),
         calls=calls,
     )
 
@@ -79,7 +79,7 @@ def input_listing(root: Path) -> list[InputEntry]:
     return entries
 
 
-def _paths(run: RunState) -> dict[str, str]:
+def run_paths(run: RunState) -> dict[str, str]:
     """The absolute paths a recording's requests and answers may hold, for replay to map."""
     paths = {
         "workspace": str(run.paths.workspace),

@@ -53,7 +53,7 @@ def start(run: RunState, context: RunContext) -> None:
     server = getattr(session, "server", None)
     if server is None:
         raise no_gateway(getattr(session, "bypass", None) or "HOLON_GATEWAY is off")
-    from holon_core.agent.record_cassette import _paths as run_paths
+    from holon_core.agent.cassette_info import run_paths
     from holon_core.cassette.replay import ReplaySession
 
     route = server.app.route
