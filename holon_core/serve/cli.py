@@ -88,6 +88,18 @@ def _parser() -> Parser:
         help="turns that may wait for their turn (default 8); one more gets 429",
     )
     _add_run_flags(parser)
+    _add_session_flags(parser)
+    parser.add_argument(
+        "--once",
+        action="store_true",
+        help="one-shot through serve: start a server, run the task in --input as one turn "
+        "writing to --output, stop it; exit code as holon-agent",
+    )
+    return parser
+
+
+def _add_session_flags(parser: Parser) -> None:
+    """How the session's turns behave: workspaces, fetching, models, budget, recording."""
     parser.add_argument(
         "--isolate",
         action="store_true",
@@ -119,13 +131,6 @@ def _parser() -> Parser:
         help="record the session as one cassette in DIR, a part per turn, written when the "
         "server stops (HOLON_RECORD; docs/cassettes.md)",
     )
-    parser.add_argument(
-        "--once",
-        action="store_true",
-        help="one-shot through serve: start a server, run the task in --input as one turn "
-        "writing to --output, stop it; exit code as holon-agent",
-    )
-    return parser
 
 
 def _add_run_flags(parser: Parser) -> None:
