@@ -6,7 +6,7 @@ holon knows (raw, URL-encoded, hex, base64 alone or inside HTTP Basic at any off
 over lines, streamed in pieces): either the cassette is refused and nothing is left, or no
 file of it, and no stream joined again as a replay would serve it, holds any of them.
 
-The oracle is written here, apart from ``holon_core.redact``: it undoes line wrapping and
+The oracle is written here, apart from ``holon_core.untrusted.redact``: it undoes line wrapping and
 decodes every base64 run it finds, rather than asking the redactor what it would find.
 """
 
