@@ -647,6 +647,27 @@ def acp_with(tmp: Path, **env: str) -> Setup:
 
 
 @refusal("invalid_input")
+def acp_without_a_command(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.engine = "acp"
+    return setup
+
+
+@refusal("invalid_input")
+def acp_spec_command_not_words(tmp: Path) -> Setup:
+    setup = task_with(tmp, engine={"name": "acp", "command": 5})
+    setup.engine = "acp"
+    return setup
+
+
+@refusal("engine_missing")
+def acp_spec_command_not_found(tmp: Path) -> Setup:
+    setup = task_with(tmp, engine={"name": "acp", "command": [str(tmp / "no-agent"), "--acp"]})
+    setup.engine = "acp"
+    return setup
+
+
+@refusal("invalid_input")
 def acp_command_not_shell_words(tmp: Path) -> Setup:
     return acp_with(tmp, HOLON_ACP_COMMAND='agent "unclosed')
 

@@ -47,6 +47,8 @@ class SpecFacts:
     pass_env: tuple[str, ...] = ()
     #: ``constraints.budget`` (the model gateway's limits), as a mapping.
     budget: Mapping[str, Any] | None = None
+    #: The spec's ``engine`` section with the adapter's own fields (``spec_problem``).
+    engine_fields: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
     def of_data(cls, data: Mapping[str, Any]) -> SpecFacts:
@@ -60,6 +62,7 @@ class SpecFacts:
             env=dict(context.get("env", {})),
             pass_env=tuple(dict.fromkeys(context.get("pass_env", ()))),
             budget=(data.get("constraints") or {}).get("budget"),
+            engine_fields=dict(engine),
         )
 
     @classmethod
@@ -72,6 +75,7 @@ class SpecFacts:
             env=dict(spec.context.env),
             pass_env=tuple(spec.context.pass_env),
             budget=None if budget is None else budget.model_dump(),
+            engine_fields=spec.engine.model_dump(),
         )
 
 
@@ -216,6 +220,10 @@ def _engine(found: Admission, flag: str | None, env: Mapping[str, str]) -> None:
         found.refuse("adapter", exc)
         return
     found.passed("adapter", found.engine.name)
+    if found.facts is not None:
+        check = found.engine.spec_problem(found.facts.engine_fields, env)
+        if check is not None:
+            found.refuse(check.name, PreflightFailed(check.message(), reason=check.reason), check)
 
 
 def _gateway(found: Admission, env: Mapping[str, str]) -> None:

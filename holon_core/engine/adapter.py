@@ -185,6 +185,14 @@ class EngineAdapter(ABC):
         """
         return False
 
+    def spec_problem(self, engine: Mapping[str, Any], env: Mapping[str, str]) -> Check | None:
+        """A failed check of the spec's ``engine`` section (``engine``: the mapping, with the
+        adapter's own fields, such as the generic acp engine's ``command``), or None.
+
+        The admission asks before the preflight, for the run and ``holon-agent --probe``
+        alike, so a spec the launch would refuse is refused before anything starts."""
+        return None
+
     def endpoint_env(self, base_url: str) -> dict[str, str]:
         """Variables pointing the engine at the model server ``base_url`` (plus a fake key).
 

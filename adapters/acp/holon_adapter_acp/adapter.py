@@ -15,6 +15,7 @@ from holon_adapter_acp.command import (
     COMMAND_ENV,
     agent_command,
     bad_pass_env_names,
+    command_check,
     endpoint_settings,
     pass_env_names,
     policy_refusal,
@@ -28,7 +29,6 @@ from holon_core import (
     EngineAdapter,
     EngineReport,
     EventParser,
-    InputError,
     LaunchPlan,
     RunContext,
     base_env,
@@ -104,31 +104,20 @@ class AcpAdapter(EngineAdapter):
         watch = self.retry_watch()
         return AcpParser(run.model, (watch, watch.limit(run.env)) if watch else None)
 
+    def spec_problem(self, engine: Mapping[str, Any], env: Mapping[str, str]) -> Check | None:
+        """The agent's command from the spec (``engine.command``) when the environment gives
+        none: the preflight checks ``HOLON_ACP_COMMAND``, this the rest of what the launch
+        would refuse, for the run and the probe alike."""
+        if env.get(COMMAND_ENV, "").strip():
+            return None
+        check = command_check(env, engine.get("command"))
+        return None if check.ok else check
+
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         checks = super().preflight(env)
         checks += refusal_checks(settings_refusal(env), policy_refusal(env))
-        raw = env.get(COMMAND_ENV, "").strip()
-        if raw:
-            try:
-                program = agent_command(env, None)[0]
-            except InputError as exc:
-                return [
-                    *checks,
-                    Check("acp_command", False, exc.message, exc.hint, "invalid_input"),
-                ]
-            import shutil  # the probe of any other engine does not need it
-
-            found = shutil.which(program, path=env.get("PATH"))
-            hint = f"install the agent or put its full path in {COMMAND_ENV}"
-            checks.append(
-                Check(
-                    "acp_command",
-                    bool(found),
-                    f"{program}: {found or 'not found on PATH'}",
-                    None if found else hint,
-                    None if found else "engine_missing",
-                )
-            )
+        if env.get(COMMAND_ENV, "").strip():
+            checks.append(command_check(env, None))
         return checks
 
     def manifest_metadata(self, run: RunContext, report: EngineReport) -> dict[str, Any]:

@@ -135,3 +135,24 @@ def _checked(words: list[str], source: str) -> list[str]:
     if not words or not words[0].strip():
         raise InputError(f"{source} is empty", hint="name the agent's program and its arguments")
     return words
+
+
+def command_check(env: Mapping[str, str], spec_command: Any) -> Check:
+    """The agent's command as the launch takes it (:func:`agent_command`), and its program
+    found: the check the preflight (``HOLON_ACP_COMMAND``) and ``spec_problem``
+    (``engine.command``) share."""
+    try:
+        program = agent_command(env, spec_command)[0]
+    except InputError as exc:
+        return Check("acp_command", False, exc.message, exc.hint, "invalid_input")
+    import shutil  # the probe of any other engine does not need it
+
+    found = shutil.which(program, path=env.get("PATH"))
+    where = COMMAND_ENV if env.get(COMMAND_ENV, "").strip() else "engine.command in the spec"
+    return Check(
+        "acp_command",
+        bool(found),
+        f"{program}: {found or 'not found on PATH'}",
+        None if found else f"install the agent or put its full path in {where}",
+        None if found else "engine_missing",
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_acp.adapter import AcpAdapter
 from holon_adapter_acp.command import policy_refusal, refusal_checks
@@ -68,6 +68,9 @@ class ProfileAdapter(AcpAdapter):
         own = EngineAdapter.preflight(self, env)
         direct = [check for check in adapter.preflight(env) if check.name != "credentials"]
         return own + direct + settings
+
+    def spec_problem(self, engine: Mapping[str, Any], env: Mapping[str, str]) -> Check | None:
+        return None  # the agent's command is the direct adapter's engine, not the spec's
 
     def locate_binary(self, env: Mapping[str, str]) -> Path | None:
         if self.engine_package is not None:
