@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, stops: StopSignals) -> int:
-    from holon_core.runner.run import RunOptions, run_task
     from holon_core.runner.report import RunAborted
+    from holon_core.runner.run import RunOptions, run_task
     from holon_core.runner.signals import RunCancelled
 
     env = dict(os.environ)
