@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from holon_core.cassette.scrub import Scrubber
+
 #: Fields dropped wherever they appear: per-request bookkeeping, never what the model reads.
 #: ``cache_control``: Anthropic prompt-cache breakpoints move each turn; ``metadata``
 #: (Anthropic ``user_id``, OpenAI): device, account and session ids; ``prompt_cache_key``
@@ -114,8 +116,13 @@ def replace_all(text: str, table: dict[str, str]) -> str:
     return pattern.sub(lambda match: table[match.group(0)], text)
 
 
+#: The token-shape pass recording applies to every recorded string (``scrub.py``): a live
+#: request holding an ``sk-...``-shaped string matches its recorded, redacted self.
+_SHAPES = Scrubber.shapes()
+
+
 def normalize_text(text: str, paths: PathMap) -> str:
-    text = paths.apply(text)
+    text = _SHAPES(paths.apply(text))  # token shapes are redacted in recordings
     for pattern, replacement in TEXT_RULES:
         text = pattern.sub(replacement, text)
     return text

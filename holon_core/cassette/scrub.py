@@ -9,11 +9,11 @@ API version and beta switches, and on errors the retry and reset headers.
 The redaction runs on what is recorded (each request body, each streamed event, each answer)
 as it is packed, with the run's secret values: the credentials the gateway swaps in and every
 secret-looking variable of holon-agent's environment (``redact.secret_values``). Token shapes
-(``sk-...``, ``Bearer ...``, ``ghp_...``) are redacted too; a replay must therefore compare
-requests after the same :meth:`Scrubber.shapes` pass, which it does not yet (a task or
-workspace holding an ``sk-...``-shaped string replays as drift). The final scan
-(:func:`leftovers`) reads every file of the finished cassette before it is moved into place;
-anything found there refuses the whole cassette.
+(``sk-...``, ``Bearer ...``, ``ghp_...``) are redacted too, so a replay compares requests after
+the same :meth:`Scrubber.shapes` pass (``normalize.normalize_text``): a task or workspace
+holding an ``sk-...``-shaped string still matches. The final scan (:func:`leftovers`) reads
+every file of the finished cassette before it is moved into place; anything found there
+refuses the whole cassette.
 """
 
 from __future__ import annotations
