@@ -150,8 +150,9 @@ def new_layout(runs_dir: Path, output: Path | None, workspace: Path | None = Non
     """Create a fresh, private run directory; ``output`` None puts the output inside it.
 
     A relative ``runs_dir`` is taken from the caller's working directory, now: the agent
-    starts elsewhere and would resolve it again."""
-    runs_dir = runs_dir.expanduser().absolute()
+    starts elsewhere and would resolve it again. ``..`` and links are resolved, so the
+    paths holon hands on are the ones the engine sees (a cassette's paths must match)."""
+    runs_dir = runs_dir.expanduser().resolve()
     if workspace is not None and _inside(runs_dir, workspace):
         raise InputError(
             f"the runs directory {runs_dir} is inside the workspace {workspace}; the run's "

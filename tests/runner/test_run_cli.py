@@ -260,12 +260,13 @@ def test_bad_agent_command_is_reported(tmp_path: Path) -> None:
 def test_relative_paths_are_taken_from_the_callers_directory(tmp_path: Path, flag: str) -> None:
     """``--runs-dir runs`` / ``--output out`` name directories under the shell's working
     directory, like every other path on the command line (the agent, started in the run
-    dir, once looked for its input under ``runs/run-.../runs/run-.../``)."""
+    dir, once looked for its input under ``runs/run-.../runs/run-.../``); ``..`` is
+    resolved, as the engine sees the path (a cassette's recorded paths must match it)."""
     ws = make_workspace(tmp_path / "ws", "git")
     spec = write_task(tmp_path / "task", ENGINE_STEPS)
     caller = tmp_path / "caller"
     caller.mkdir()
-    where = "runs" if flag == "--runs-dir" else "out"
+    where = "sub/../runs" if flag == "--runs-dir" else "out"
     argv = [str(spec), "--workspace", str(ws), "--engine", "replay", flag, where, "--json"]
     done = subprocess.run(
         [sys.executable, "-m", "holon_core.cli.main", "run", *argv],
