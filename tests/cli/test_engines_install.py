@@ -79,10 +79,19 @@ def test_an_install_in_the_older_shared_layout_stays_up_to_date(tmp_path: Path) 
     bin_dir.mkdir(parents=True)
     shared: dict[str, object] = {}
     for name, package in packages().items():
-        shared |= package.lock()["packages"]
+        locked = package.lock()["packages"]
         real = find_engine_binary(package.binary, override_variable(name), engine=name)
         assert real is not None, f"{name} is not installed (run make engines)"
-        (bin_dir / package.binary).symlink_to(real.resolve())
+        prefix = root
+        if any(path and shared.get(path, entry) != entry for path, entry in locked.items()):
+            # an engine whose lock pins a package another one pins otherwise (acp-codex's
+            # @openai/codex) never shared the prefix: it sits in its own, the current layout
+            prefix = root / name
+            (prefix / "node_modules" / ".bin").mkdir(parents=True)
+            (prefix / "package-lock.json").write_text(json.dumps({"packages": locked}))
+        else:
+            shared |= locked
+        (prefix / "node_modules" / ".bin" / package.binary).symlink_to(real.resolve())
     (root / "package-lock.json").write_text(json.dumps({"packages": shared}))
     env = {"HOLON_ENGINES_DIR": str(root), "PATH": str(tmp_path / "no-npm-here")}
     env |= {override_variable(name): "" for name in packages()}
