@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from holon_core.cassette.scrub import Scrubber
@@ -81,6 +81,8 @@ class PathMap:
     """
 
     pairs: tuple[tuple[str, str], ...] = ()
+    #: Normalized strings of this run, by their text (see :func:`normalize_text`).
+    cache: dict[str, str] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @classmethod
     def of(cls, named: dict[str, str | None]) -> PathMap:
@@ -116,16 +118,56 @@ def replace_all(text: str, table: dict[str, str]) -> str:
     return pattern.sub(lambda match: table[match.group(0)], text)
 
 
+_DIGIT = re.compile(r"\d")
+#: The rules (by replacement) that can match text holding no digit; the others need one.
+_DIGITLESS = frozenset(
+    index
+    for index, (_, replacement) in enumerate(TEXT_RULES)
+    if replacement
+    in {"x-anthropic-billing-header: <billing>", "cch=<cch>", "<hex>", r"\1<id>", "<commit>"}
+)
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+#: Literals one of which every match of a rule holds: the rule runs only on text holding one
+#: (``in`` is far cheaper than a regex scan), by the rule's replacement.
+_GATE_BY_REPLACEMENT: dict[str, tuple[str, ...]] = {
+    "cch=<cch>": ("cch=",),
+    "<uuid>": ("-",),
+    "<datetime>": (":",),
+    "<date>": ("-", *_MONTHS),
+    "<time>": (":",),
+    r"\1:<port>": ("127.0.0.1:", "localhost:"),
+    r"\1\2<pid>": ("PID", "PGID", "pid", "pgid"),
+}
+_GATES = {
+    index: _GATE_BY_REPLACEMENT[replacement]
+    for index, (_, replacement) in enumerate(TEXT_RULES)
+    if replacement in _GATE_BY_REPLACEMENT
+}
+
+
 #: The token-shape pass recording applies to every recorded string (``scrub.py``): a live
 #: request holding an ``sk-...``-shaped string matches its recorded, redacted self.
 _SHAPES = Scrubber.shapes()
 
 
 def normalize_text(text: str, paths: PathMap) -> str:
-    text = _SHAPES(paths.apply(text))  # token shapes are redacted in recordings
-    for pattern, replacement in TEXT_RULES:
-        text = pattern.sub(replacement, text)
-    return text
+    """Every rule applied to one string. Each run's requests resend the same system prompt,
+    tools and history, so results are kept per run (``paths.cache``): a replay normalizes
+    each distinct string once."""
+    done = paths.cache.get(text)
+    if done is not None:
+        return done
+    out = _SHAPES(paths.apply(text))  # token shapes are redacted in recordings
+    digits = _DIGIT.search(out) is not None
+    for index, (pattern, replacement) in enumerate(TEXT_RULES):
+        gate = _GATES.get(index)
+        if (digits or index in _DIGITLESS) and (gate is None or any(g in out for g in gate)):
+            out = pattern.sub(replacement, out)
+    if len(text) >= 64:
+        paths.cache[text] = out
+    return out
 
 
 def normalize_body(body: Any, paths: PathMap) -> Any:
