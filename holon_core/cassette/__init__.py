@@ -1,8 +1,9 @@
 """Cassettes: one real run's model traffic, recorded once and replayed offline (issue 25).
 
 What it owns: the versioned cassette format and its content-addressed body store
-(:mod:`~holon_core.cassette.format`, its records :mod:`~holon_core.cassette.records`), recording a run's model calls at the gateway's httpx
-transport (:mod:`~holon_core.cassette.record`) with every known secret scrubbed
+(:mod:`~holon_core.cassette.format`, its records :mod:`~holon_core.cassette.records`),
+recording a run's model calls at the gateway's httpx transport
+(:mod:`~holon_core.cassette.record`) with every known secret scrubbed
 (:mod:`~holon_core.cassette.scrub`), and replaying them (normalize, match, replay, mismatch,
 check). Docs: ``docs/cassettes.md``.
 
