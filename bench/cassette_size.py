@@ -1,6 +1,6 @@
 """How big a cassette of a typical run is, per engine (issue 25).
 
-    uv run --frozen --no-sync python bench/cassette_size.py [--engines claude,codex] [--json]
+    uv run --frozen --no-sync python bench/cassette_size.py [--engines claude,codex] [--steps N]
 
 One scripted write-and-run task (the model writes hello.txt, runs a command, answers) per
 engine through holon-agent with ``--record``, the scripted model server as the upstream.
@@ -34,9 +34,22 @@ MODELS = {
 }
 
 
-def measure(engine: str, root: Path) -> dict[str, Any]:
+def scenario(root: Path, steps: int) -> str:
+    """write-and-run, or a longer task: ``steps`` shell commands whose output grows the
+    history (each prints 40 lines), then the answer."""
+    if steps <= 0:
+        return "write-and-run"
+    path = root / f"steps-{steps}.yaml"
+    turns = ['  - write_file: {path: hello.txt, content: "hello from holon\\n"}']
+    turns += [f"  - run_shell: {{command: 'seq {i} {i + 39}'}}" for i in range(steps)]
+    turns.append('  - final: {text: "Done."}')
+    path.write_text("turns:\n" + "\n".join(turns) + "\n")
+    return str(path)
+
+
+def measure(engine: str, root: Path, steps: int = 0) -> dict[str, Any]:
     target = root / f"{engine}-cassette"
-    with ScriptedProvider("write-and-run", api_key=KEY) as server:
+    with ScriptedProvider(scenario(root, steps), api_key=KEY) as server:
         env = {
             k: (v if v.startswith(server.url) else KEY)
             for k, v in server.engine_env(engine).items()
@@ -63,10 +76,13 @@ def measure(engine: str, root: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", default=",".join(MODELS))
+    parser.add_argument(
+        "--steps", type=int, default=0, help="a longer task: this many shell commands"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-cassette-") as tmp:
-        rows = [measure(engine, Path(tmp)) for engine in args.engines.split(",")]
+        rows = [measure(engine, Path(tmp), args.steps) for engine in args.engines.split(",")]
     if args.json:
         print(json.dumps(rows, indent=2))
         return
