@@ -164,6 +164,14 @@ def csp() -> str:
     return f"default-src 'none'; style-src 'unsafe-inline'; script-src '{script_hash()}'"
 
 
+#: How every page starts, before anything from the record: ``--out`` replaces only a file
+#: that starts so (:mod:`holon_core.report.write`).
+PAGE_START = (
+    '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+    '<meta http-equiv="Content-Security-Policy" content="default-src '
+)
+
+
 def document(title: str, body: Markup) -> str:
     """The whole page; the CSP meta tag comes first, before anything from the record."""
     head = "".join(

@@ -61,7 +61,7 @@ def write_batch_report(results_dir: Path, out: Path | None = None) -> Path:
             continue
         try:
             pages[cell] = write_run_report(output_dir)
-        except OSError:
+        except (OSError, InputError):
             continue  # a cell whose dir cannot be written is shown without a link
     target = _target(out, results_dir)
     _write(target, batch_page.render(batch, target.parent, pages))
@@ -69,12 +69,29 @@ def write_batch_report(results_dir: Path, out: Path | None = None) -> Path:
 
 
 def _target(out: Path | None, default_dir: Path) -> Path:
+    """Where the page goes. ``--out`` may name an existing file only when it is a page holon
+    wrote: a typo must not replace a user's file (beside the record, ``report.html`` is
+    holon's name, replaced whatever the engine put there)."""
     if out is None:
         return default_dir / REPORT_NAME
     out = out.expanduser().absolute()
     if out.is_dir():
-        return out / REPORT_NAME
+        out = out / REPORT_NAME
+    if (out.exists() or out.is_symlink()) and not _holon_page(out):
+        raise InputError(
+            f"--out {out} exists and is not a report holon wrote; it is left as it is",
+            hint="give --out a new file name, a directory, or a report holon wrote earlier",
+        )
     return out
+
+
+def _holon_page(path: Path) -> bool:
+    """Whether ``path`` is a regular file that starts as every page holon writes does."""
+    from holon_core.report.page import PAGE_START
+    from holon_core.untrusted.files import read_regular
+
+    head = read_regular(path, len(PAGE_START))
+    return head is not None and head[: len(PAGE_START)] == PAGE_START.encode()
 
 
 def _write(target: Path, html: str) -> None:
@@ -87,5 +104,10 @@ def _write(target: Path, html: str) -> None:
         ) from exc
     try:
         held.write_atomic(target.name, html)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the report to {target}: {exc.strerror or exc}",
+            hint="give --out a file in a directory you can write",
+        ) from exc
     finally:
         held.close()
