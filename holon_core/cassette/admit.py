@@ -47,6 +47,13 @@ def record_problem(
     target = record_target(env)
     if target is None:
         return None
+    if (env.get("HOLON_CASSETTE") or "").strip():
+        return RecordRefused(
+            "--record (HOLON_RECORD) and --cassette (HOLON_CASSETTE) together: a replay's "
+            "answers come from a cassette, so there is nothing new to record (and recording "
+            "over the cassette being replayed would lose it)",
+            hint="record against the real API without --cassette; replay without --record",
+        )
     problem = target_problem(target)
     if problem is not None:
         return RecordRefused(

@@ -102,3 +102,19 @@ def test_the_probe_refuses_what_the_run_refuses(tmp_path):
         assert probe.manifest is not None and run.manifest is not None
         assert probe.manifest["error"] == run.manifest["error"]
         assert not (tmp_path / "new").exists()
+
+
+def test_recording_while_replaying_is_refused_and_the_cassette_kept(tmp_path):
+    """--record with --cassette (the same dir here) would record nothing over the cassette."""
+    cassette = tmp_path / "cassette"
+    cassette.mkdir()
+    (cassette / "cassette.json").write_text("{}")
+    task = make_task(tmp_path / "t", goal="Create hello.txt", replay=[])
+    env = {"HOLON_CASSETTE": str(cassette)}
+    for args in (["--probe", "--record", str(cassette)], ["--record", str(cassette)]):
+        result = run_agent(task, "replay", env=env, args=args)
+        assert result.exit_code == 1, result.stderr
+        assert result.manifest is not None
+        error = result.manifest["error"]
+        assert "--record (HOLON_RECORD) and --cassette (HOLON_CASSETTE) together" in error
+    assert (cassette / "cassette.json").read_text() == "{}"
