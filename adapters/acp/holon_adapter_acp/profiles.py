@@ -193,7 +193,11 @@ class ClaudeProfile(ProfileAdapter):
     capabilities: ClassVar[Capabilities] = Capabilities(
         native_skills=True, model_selection=True, session_id=True, needs_credentials=True
     )
-    credential_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN")
+    credential_env: ClassVar[tuple[str, ...]] = (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_OAUTH_TOKEN",
+    )
     passthrough_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_BASE_URL",)
     workspace_skill_dirs: ClassVar[tuple[str, ...]] = (".claude/skills",)
     model_api: ClassVar[str | None] = "anthropic-messages"
