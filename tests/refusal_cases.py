@@ -537,7 +537,7 @@ def cassette(tmp: Path, engine: str = "claude", calls: str = "") -> Path:
         created="2026-11-26T19:00:00Z",
         holon_version="0.0.0",
         engine=EngineRecord(name=engine),
-        spec={"goal": "g"},
+        spec={"version": "v1", "kind": "Holon", "goal": "g"},
         outcome="success",
         reason="ok",
         calls=0,

@@ -45,6 +45,7 @@ def run_check(root: Path, args: argparse.Namespace) -> int:
 
     def replay(spec: Path, settings: dict[str, str]) -> Path:
         """One ``holon run`` of the recorded engine and model, answered by the cassette."""
+        from holon_core.runner.report import RunAborted
         from holon_core.runner.run import RunOptions, run_task
 
         options = RunOptions(
@@ -57,7 +58,10 @@ def run_check(root: Path, args: argparse.Namespace) -> int:
             progress=False,
             report=False,
         )
-        return run_task(options, env={**os.environ, **settings}).output_dir
+        try:
+            return run_task(options, env={**os.environ, **settings}).output_dir
+        except RunAborted as exc:  # refused before the replay started (its message says why)
+            raise InputError(exc.message) from None
 
     result = check_cassette(root, replay, mode=args.cassette_mode)
     print(result.report())
