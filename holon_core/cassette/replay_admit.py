@@ -71,6 +71,11 @@ def admit_replay(
         wanted = True  # the gateway's own check names the bad value
     if not wanted:
         raise no_gateway("HOLON_GATEWAY is off")
+    if root.exists() and not root.is_dir():
+        raise ReplayRefused(
+            f"--cassette (HOLON_CASSETTE) names {root}, which is not a directory",
+            hint="give the directory --record wrote",
+        )
     from holon_core.cassette.format import read_cassette
 
     cassette = read_cassette(root)
