@@ -7,13 +7,13 @@ the action's own inputs were refused) is a failure whose reason says so.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from holon_core.untrusted.files import read_regular
+from holon_core.untrusted.json_files import read_json_object
 
 _MANIFEST_CAP = 8 * 1024 * 1024
 _PATCH_CAP = 8 * 1024 * 1024
@@ -55,7 +55,7 @@ def refused(reason: str, error: str) -> RunResult:
 
 def read_result(output: Path, exit_code: int | None) -> RunResult:
     """The result of the run whose output dir is ``output``; ``exit_code`` is holon's."""
-    manifest = _json(output / "manifest.json")
+    manifest = read_json_object(output / "manifest.json", _MANIFEST_CAP)
     if manifest is None:
         code = 1 if exit_code is None or exit_code == 0 else exit_code
         return RunResult(
@@ -85,7 +85,9 @@ def read_result(output: Path, exit_code: int | None) -> RunResult:
     summary = read_regular(output / "summary.md", _SUMMARY_CAP)
     if summary is not None:
         result.summary = summary[:_SUMMARY_CAP].decode("utf-8", "replace")
-    result.pull_request = _pull_request(_json(output / "publish-result.json"))
+    result.pull_request = _pull_request(
+        read_json_object(output / "publish-result.json", _MANIFEST_CAP)
+    )
     for name, attr in (("report.html", "report"), ("evidence/trajectory.json", "trajectory")):
         if (output / name).is_file() and not (output / name).is_symlink():
             setattr(result, attr, output / name)
@@ -121,17 +123,6 @@ def _pull_request(published: dict[str, Any] | None) -> str | None:
             if isinstance(url, str) and url.startswith(("https://", "http://")):
                 return url
     return None
-
-
-def _json(path: Path) -> dict[str, Any] | None:
-    raw = read_regular(path, _MANIFEST_CAP)
-    if raw is None or len(raw) > _MANIFEST_CAP:
-        return None
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _text(value: Any) -> str | None:

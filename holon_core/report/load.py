@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from holon_core.errors import InputError
 from holon_core.untrusted.files import read_regular
+from holon_core.untrusted.json_files import read_json_object, read_ndjson
 
 MANIFEST = "manifest.json"
 RUN_RECORD = "run.json"
@@ -113,8 +114,12 @@ def load_run(path: Path) -> RunRecord:
             run_dir, verdict = None, None  # a parent's run.json about another output dir
     record = RunRecord(output_dir=output_dir, run_dir=run_dir, verdict=verdict)
     record.manifest, record.manifest_problem = _manifest(output_dir)
-    record.events, record.events_cut = read_ndjson(output_dir / EVENTS, _EVENTS_CAP, MAX_EVENTS)
-    record.model_calls, _ = read_ndjson(output_dir / MODEL_CALLS, _JSON_CAP, MAX_MODEL_CALLS)
+    record.events, record.events_cut = read_ndjson(
+        output_dir / EVENTS, _EVENTS_CAP, max_lines=MAX_EVENTS
+    )
+    record.model_calls, _ = read_ndjson(
+        output_dir / MODEL_CALLS, _JSON_CAP, max_lines=MAX_MODEL_CALLS
+    )
     record.diff = read_text(output_dir / "diff.patch", _DIFF_CAP)
     record.summary = read_text(output_dir / "summary.md", _SUMMARY_CAP)
     if run_dir is not None:
@@ -123,7 +128,7 @@ def load_run(path: Path) -> RunRecord:
 
 
 def load_batch(path: Path) -> BatchRecord:
-    rows, _ = read_ndjson(path / RESULTS, _EVENTS_CAP, MAX_EVENTS)
+    rows, _ = read_ndjson(path / RESULTS, _EVENTS_CAP, max_lines=MAX_EVENTS)
     job = read_json(path / JOB_RECORD) or {}
     name = job.get("name")
     return BatchRecord(path, name if isinstance(name, str) else path.name, rows)
@@ -164,7 +169,7 @@ def _manifest(output_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"{MANIFEST} is larger than {_JSON_CAP >> 20} MiB"
     try:
         data = json.loads(raw)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # too deep: RecursionError
         return None, f"{MANIFEST} is not JSON: {exc}"
     if not isinstance(data, dict):
         return None, f"{MANIFEST} is not a JSON object"
@@ -188,14 +193,8 @@ def load_task(run_dir: Path) -> dict[str, Any]:
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
-    raw = read_regular(path, _JSON_CAP)
-    if raw is None or len(raw) > _JSON_CAP:
-        return None
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+    """The JSON object in a record's file (run.json, job.json); None when unreadable."""
+    return read_json_object(path, _JSON_CAP)
 
 
 def read_text(path: Path, cap: int) -> Text:
@@ -203,25 +202,6 @@ def read_text(path: Path, cap: int) -> Text:
     if raw is None:
         return Text()
     return Text(raw[:cap].decode("utf-8", errors="replace"), len(raw) > cap)
-
-
-def read_ndjson(path: Path, cap: int, max_lines: int) -> tuple[list[dict[str, Any]], bool]:
-    """The JSON objects of an ndjson file (lines that are not objects skipped); cut or not."""
-    text = read_text(path, cap)
-    if text.value is None:
-        return [], False
-    lines = text.value.splitlines()
-    if text.cut and lines:
-        lines.pop()  # the last line was cut in the middle
-    out: list[dict[str, Any]] = []
-    for line in lines[:max_lines]:
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(item, dict):
-            out.append(item)
-    return out, text.cut or len(lines) > max_lines
 
 
 def evidence_files(output_dir: Path) -> list[str]:

@@ -9,14 +9,13 @@ A file that is missing or damaged gives no spans of its kind, never an error.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from holon_core.untrusted.files import read_regular
+from holon_core.untrusted.json_files import read_json_object, read_ndjson
 
 #: Caps on what is read: the manifest, and each ndjson file (events.ndjson itself is capped
 #: at 16 MiB by holon; beyond the cap, the lines read so far count).
@@ -38,12 +37,13 @@ def read_record(output: Path) -> RunRecord:
     with _opened(str(output)) as out_fd:
         if out_fd is None:
             return record
-        manifest = _json(read_regular("manifest.json", MANIFEST_LIMIT, dir_fd=out_fd))
-        record.manifest = manifest if isinstance(manifest, dict) else {}
+        record.manifest = read_json_object("manifest.json", MANIFEST_LIMIT, dir_fd=out_fd) or {}
         with _opened("evidence", out_fd) as evidence:
             if evidence is not None:
-                record.events = list(_ndjson(evidence, "events.ndjson"))
-                record.model_calls = list(_ndjson(evidence, "model-calls.ndjson"))
+                record.events, _ = read_ndjson("events.ndjson", NDJSON_LIMIT, dir_fd=evidence)
+                record.model_calls, _ = read_ndjson(
+                    "model-calls.ndjson", NDJSON_LIMIT, dir_fd=evidence
+                )
     return record
 
 
@@ -58,24 +58,3 @@ def _opened(path: str, dir_fd: int | None = None) -> Iterator[int | None]:
         yield fd
     finally:
         os.close(fd)
-
-
-def _json(raw: bytes | None) -> Any:
-    if not raw or len(raw) > MANIFEST_LIMIT:
-        return None
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return None
-
-
-def _ndjson(dir_fd: int, name: str) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a file, line by line; a damaged line (or a cut last one) is skipped."""
-    raw = read_regular(name, NDJSON_LIMIT, dir_fd=dir_fd)
-    for line in (raw or b"")[:NDJSON_LIMIT].decode("utf-8", "replace").splitlines():
-        try:
-            item = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(item, dict):
-            yield item

@@ -8,14 +8,12 @@ trajectory that cannot be made costs a warning in the manifest, never the record
 
 from __future__ import annotations
 
-import json
 import time
 import traceback
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from holon_core.trajectory.atif import build_trajectory
-from holon_core.untrusted.files import read_regular
+from holon_core.untrusted.json_files import read_ndjson
 
 if TYPE_CHECKING:
     from holon_core.agent.evidence import Evidence
@@ -35,7 +33,7 @@ def write_trajectory(
         started_at = time.time() - (time.monotonic() - evidence.started)
         document = build_trajectory(
             events=_ndjson(evidence, "events.ndjson"),
-            calls=list(_ndjson(evidence, "model-calls.ndjson")),
+            calls=_ndjson(evidence, "model-calls.ndjson"),
             manifest=manifest,
             prompt=None if prompt is None else (prompt.system, prompt.user),
             started_at=started_at,
@@ -47,15 +45,7 @@ def write_trajectory(
         manifest.setdefault("metadata", {}).setdefault("warnings", []).append(warning)
 
 
-def _ndjson(evidence: Evidence, name: str) -> Iterator[dict[str, Any]]:
-    """The JSON objects of an evidence file, line by line; a damaged line is skipped."""
-    raw = read_regular(name, _READ_LIMIT, dir_fd=evidence.held.fd)
-    if not raw:
-        return
-    for line in raw[:_READ_LIMIT].decode("utf-8", "replace").splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            yield value
+def _ndjson(evidence: Evidence, name: str) -> list[dict[str, Any]]:
+    """The JSON objects of an evidence file; a damaged line is skipped."""
+    objects, _ = read_ndjson(name, _READ_LIMIT, dir_fd=evidence.held.fd)
+    return objects

@@ -156,3 +156,16 @@ def test_a_published_pull_request_is_an_output_and_in_the_summary(tmp_path):
     assert f"| pull request | {url} |" in job_summary(result)
     (output / "publish-result.json").write_text('{"actions": [{"action": "pull_request"}]}')
     assert step_outputs(read_result(output, 0))["pull-request"] == ""
+
+
+def test_a_manifest_nested_too_deep_is_no_readable_manifest(tmp_path):
+    """JSON nested past the decoder's recursion limit (RecursionError, not ValueError) in a
+    record the engine could write: the summary says no readable manifest, no traceback."""
+    output = tmp_path / "out"
+    output.mkdir()
+    (output / "manifest.json").write_text("[" * 100_000 + "]" * 100_000)
+    (output / "publish-result.json").write_text("{" * 100_000)
+    step = run_step(runner_env(tmp_path, repo(tmp_path)), "summary", str(output))
+    assert step.exit_code == 1, step.stderr
+    assert "Traceback" not in step.stderr
+    assert step.outputs["reason"] == "no_manifest"

@@ -119,3 +119,24 @@ def test_a_long_error_keeps_the_verdict_on_the_first_screen(tmp_path: Path) -> N
         page.get_by_text("the whole error").click()
         assert page.get_by_text("Traceback line 299").is_visible()
         assert seen.errors == []
+
+
+#: JSON nested deeper than Python's decoder recurses: it raises RecursionError, not ValueError.
+TOO_DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_json_nested_too_deep_is_skipped_like_any_damaged_line(tmp_path: Path) -> None:
+    """An engine can write JSON nested past the decoder's recursion limit into its output dir:
+    the manifest is said to be unreadable and such a line skipped, as for any damaged JSON."""
+    out = tmp_path / "output"
+    (out / "evidence").mkdir(parents=True)
+    (out / "manifest.json").write_text(TOO_DEEP)
+    events = [TOO_DEEP, json.dumps({"type": "message", "text": "still shown"})]
+    (out / "evidence" / "events.ndjson").write_text("\n".join(events) + "\n")
+    (out / "evidence" / "model-calls.ndjson").write_text(TOO_DEEP + "\n")
+
+    done = holon_report(tmp_path, out)
+    assert done.returncode == 0, done.stderr
+    page = (out / "report.html").read_text()
+    assert "still shown" in page
+    assert "manifest.json is not JSON" in page
