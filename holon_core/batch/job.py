@@ -76,7 +76,11 @@ class Limits(_Strict):
     retries: int = Field(2, ge=0, le=20, description="extra tries for infrastructure failures")
     backoff: float = Field(5.0, ge=0, description="first wait before a retry; doubles each time")
     max_cost_usd: float | None = Field(
-        None, gt=0, description="start no new cell once the job's cells cost this much (USD)"
+        None,
+        gt=0,
+        allow_inf_nan=False,
+        strict=True,  # a number, as the spec's constraints.budget.max_cost_usd
+        description="start no new cell once the job's cells cost this much (USD)",
     )
 
     @field_validator("timeout", "backoff", mode="before")

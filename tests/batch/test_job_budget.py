@@ -1,0 +1,26 @@
+"""``limits.max_cost_usd`` of a job file is held to the rule of the spec's
+``constraints.budget.max_cost_usd``: a positive, finite number written as a number; anything
+else is a bad job file naming the field (exit 1, no cell started)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from holon_core.cli.main import main
+
+JOB = "tasks: [{id: a, spec: s.yaml, workspace: .}]\nmatrix: {engines: [replay]}\n"
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "abc", ".inf", ".nan", "1e400", '"5"', "[1]"])
+def test_a_bad_job_budget_names_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(JOB + f"limits: {{max_cost_usd: {value}}}\n", encoding="utf-8")
+    assert main(["batch", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("holon batch: error: ") and "limits.max_cost_usd" in err, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "job.results").exists()
