@@ -43,6 +43,7 @@ from holon_core.serve.http_io import (
 from holon_core.serve.protocol import parse_request
 from holon_core.serve.queue import TurnQueue
 from holon_core.serve.turn_plan import Session, plan_turn
+from holon_core.telemetry.setting import context_vars
 
 #: How long a cancel waits for the turn to end before answering with its current state.
 CANCEL_WAIT = 60.0
@@ -111,6 +112,8 @@ class _Handlers:
             raise shutting_down()
         turn_request = parse_request(await read_json(request))
         turn = plan_turn(self.state.session, turn_request)
+        headers = request.headers  # W3C trace context: the turn's span joins the client's trace
+        turn.trace_env = context_vars(headers.get("traceparent"), headers.get("tracestate"))
         events: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         refused = enqueue(self.state, turn, events, request)
         if refused is not None:

@@ -210,7 +210,7 @@ def _run_pipeline(session: Session, turn: Turn, stream: TurnStream) -> tuple[Dec
         preflight=session.preflight,
         gateway=session.gateway,
     )
-    result = run_turn(paths, options, session.env, turn.cancel)
+    result = run_turn(paths, options, {**session.env, **turn.trace_env}, turn.cancel)
     if result is None:
         why = f"holon-agent refused the output dir {turn.output_dir} (see its stderr)"
         return Decision("failure", "invalid_input", why), None

@@ -62,6 +62,9 @@ class Turn:
     prelude: list[dict[str, Any]] = field(default_factory=list)
     #: The status of the record serve stored before the turn ran (``save_unrun``), if any.
     stored: str | None = None
+    #: ``TRACEPARENT``/``TRACESTATE`` from the request's W3C headers: the turn's span joins
+    #: the client's trace (docs/telemetry.md); over the server's own when set.
+    trace_env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 ENDPOINT_VARS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+#: Where the SDK's OTLP/HTTP exporter sends spans when no endpoint variable is set.
+DEFAULT_ENDPOINT = "http://localhost:4318"
 PROTOCOL_VARS = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
 #: The exporters holon can build from the ``holon-core[otel]`` extra.
 KNOWN_EXPORTERS = ("otlp", "console")
@@ -64,6 +66,15 @@ def wanted(env: Mapping[str, str]) -> Wanted:
     return Wanted(exporters, tuple(problems))
 
 
+def collector(env: Mapping[str, str]) -> str | None:
+    """The OTLP endpoint the spans go to (the traces one, else the general one, else the SDK's
+    default on this host's loopback); None when nothing is exported over OTLP."""
+    if "otlp" not in wanted(env).exporters:
+        return None
+    found = (env.get(name, "").strip() for name in ENDPOINT_VARS)
+    return next((url for url in found if url), DEFAULT_ENDPOINT)
+
+
 @dataclass(frozen=True)
 class TraceContext:
     """The trace a process's top span belongs to, chosen before the work starts.
@@ -102,6 +113,18 @@ def parse_traceparent(value: str | None) -> tuple[int, int, bool] | None:
     if version == "ff" or (version == "00" and rest) or set(trace) == {"0"} or set(span) == {"0"}:
         return None
     return int(trace, 16), int(span, 16), bool(int(flags, 16) & 1)
+
+
+def context_vars(traceparent: str | None, tracestate: str | None) -> dict[str, str]:
+    """``TRACEPARENT``/``TRACESTATE`` from a request's W3C headers (serve: the turn joins the
+    client's trace); nothing when ``traceparent`` is missing or invalid, as W3C says (the
+    ``tracestate`` of an invalid parent is dropped with it)."""
+    if parse_traceparent(traceparent) is None:
+        return {}
+    found = {"TRACEPARENT": (traceparent or "").strip()}
+    if tracestate and tracestate.strip():
+        found["TRACESTATE"] = tracestate.strip()
+    return found
 
 
 def new_context(env: Mapping[str, str], start_ns: int) -> TraceContext:

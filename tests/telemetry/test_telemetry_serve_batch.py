@@ -7,6 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import httpx
 import yaml
 
 from holon_core.serve.client import ServeClient, start_server
@@ -23,21 +24,32 @@ from .kit import (
 from .receiver import otlp_receiver
 
 
-def test_each_serve_turn_is_an_invoke_agent_span(tmp_path):
+def serve_args(root: Path, turns: dict[str, list[dict[str, object]]]) -> list[str]:
+    """holon-agent serve's flags for a replay session under ``root``, each turn's steps in
+    its input dir (then a last ``say``)."""
     for name in ("input", "output", "workspace", "state"):
-        (tmp_path / name).mkdir()
-    (tmp_path / "workspace" / "README.md").write_text("hello\n")
-    for turn, steps in [("one", [{"run": "echo TP=$TRACEPARENT"}]), ("two", [{"say": "ok"}])]:
-        context = tmp_path / "input" / "turns" / turn / "context"
+        (root / name).mkdir()
+    (root / "workspace" / "README.md").write_text("hello\n")
+    for turn, steps in turns.items():
+        context = root / "input" / "turns" / turn / "context"
         context.mkdir(parents=True)
         (context / "replay.yaml").write_text(yaml.safe_dump([*steps, {"say": "done"}]))
     args = ["--engine", "replay"]
     for name in ("input", "output", "workspace", "state"):
-        args += [f"--{name}", str(tmp_path / name)]
+        args += [f"--{name}", str(root / name)]
+    return args
+
+
+def traced_env(receiver_url: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HOLON_", "OTEL_"))}
+    return {**env, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver_url}
+
+
+def test_each_serve_turn_is_an_invoke_agent_span(tmp_path):
+    args = serve_args(tmp_path, {"one": [{"run": "echo TP=$TRACEPARENT"}], "two": [{"say": "ok"}]})
     socket = tmp_path / "ipc" / "agent.sock"
     with otlp_receiver() as receiver:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("HOLON_", "OTEL_"))}
-        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = receiver.url
+        env = traced_env(receiver.url)
         process = start_server(socket, args, env=env, stderr=subprocess.DEVNULL)
         with ServeClient(socket) as client:
             first = client.create("first", holon={"turn_id": "one"})
@@ -55,6 +67,37 @@ def test_each_serve_turn_is_an_invoke_agent_span(tmp_path):
     assert len(receiver.spans) == 3
     events = (tmp_path / "output" / "turns" / "one" / "evidence" / "events.ndjson").read_text()
     assert f"TP=00-{first_turn.trace_id}-{first_turn.span_id}-01" in events
+
+
+def test_a_clients_traceparent_header_parents_its_turn(tmp_path):
+    """A W3C ``traceparent`` header on POST /v1/responses makes that turn's invoke_agent span
+    a child of the client's span (its ``tracestate`` handed on too); a turn without a valid
+    one stays under the server's own TRACEPARENT."""
+    echo: list[dict[str, object]] = [{"run": "echo TP=$TRACEPARENT TS=$TRACESTATE"}]
+    args = serve_args(tmp_path, {"one": echo, "two": echo})
+    socket = tmp_path / "ipc" / "agent.sock"
+    server_trace, client_trace = "1" * 32, "2" * 32
+    with otlp_receiver() as receiver:
+        env = traced_env(receiver.url)
+        env["TRACEPARENT"] = f"00-{server_trace}-{'a' * 16}-01"
+        process = start_server(socket, args, env=env, stderr=subprocess.DEVNULL)
+        transport = httpx.HTTPTransport(uds=str(socket))
+        with httpx.Client(transport=transport, base_url="http://holon", timeout=120) as http:
+            for turn, header in [
+                ("one", {"traceparent": f"00-{client_trace}-{'b' * 16}-01", "tracestate": "c=1"}),
+                ("two", {"traceparent": "not-a-traceparent"}),
+            ]:
+                body = {"input": turn, "holon": {"turn_id": turn}}
+                answer = http.post("/v1/responses", json=body, headers=header)
+                assert answer.json()["status"] == "completed", answer.text
+            http.post("/shutdown")
+        assert process.wait(timeout=60) == 0
+    agents = {s.trace_id: s for s in receiver.spans if s.attributes.get(OPERATION) == INVOKE_AGENT}
+    assert sorted(agents) == [server_trace, client_trace]
+    assert agents[client_trace].parent_id == "b" * 16
+    assert agents[server_trace].parent_id == "a" * 16
+    events = (tmp_path / "output" / "turns" / "one" / "evidence" / "events.ndjson").read_text()
+    assert f"TP=00-{client_trace}-{agents[client_trace].span_id}-01 TS=c=1" in events
 
 
 def test_batch_cells_run_under_the_batch_span(tmp_path):
