@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from holon_core.errors import InputError
 from holon_core.runner.layout import RunLayout
+from holon_core.telemetry.setting import CONTEXT_VARS, collector
 from holon_core.workspace import Snapshot
 
 #: Picks the runtime (podman, docker, or a path to either); else podman, else docker on PATH.
@@ -32,6 +33,10 @@ IMAGE_ENV = "HOLON_CONTAINER_IMAGE"
 DEFAULT_IMAGE = "holon-agent:latest"
 #: Host-side settings that mean nothing (or a host path) inside the container.
 _HOST_ONLY = re.compile(r"HOLON_(\w+_(BIN|DIR)|AGENT_\w+|CONTAINER_\w+|PLUGINS|REPLAY_SCRIPT)")
+#: The OpenTelemetry exporter's certificate and client key files: host paths, not inside.
+_HOST_FILES = re.compile(
+    r"OTEL_EXPORTER_OTLP_(TRACES_)?(CERTIFICATE|CLIENT_KEY|CLIENT_CERTIFICATE)"
+)
 _MEMORY = re.compile(r"\d+(\.\d+)?[bkmg]?", re.IGNORECASE)
 _LOOPBACK = ("localhost", "::1")
 #: Where the runtime's own helpers live: podman's netavark runs iptables/nft from /usr/sbin.
@@ -104,7 +109,7 @@ class Container:
         for name, value in sorted(settings.items()):
             if name.startswith("HOLON_") and not _HOST_ONLY.fullmatch(name):
                 argv += ["--env", f"{name}={value}"]
-        for name in engine_vars:
+        for name in [*engine_vars, *_telemetry_vars(settings)]:
             argv += ["--env", name]  # the value comes from the runtime's own environment
         return [*argv, self.image, *_inside_paths(agent_flags, mounts)]
 
@@ -191,15 +196,26 @@ def find_runtime(env: Mapping[str, str]) -> str:
 
 
 def default_network(engine: str | None, engine_vars: Sequence[str], env: Mapping[str, str]) -> str:
-    """What the engine needs: none for replay, the host's network for an endpoint on the host's
-    loopback (a local gateway or the scripted model server), else the runtime's default."""
-    if engine == "replay":
-        return "none"
-    for name in engine_vars:
-        host = urlsplit(env.get(name, "")).hostname or ""
-        if host in _LOOPBACK or host.startswith("127."):
-            return "host"
-    return "bridge"
+    """What the run needs: the host's network for an endpoint on the host's loopback (a local
+    gateway, the scripted model server, an OpenTelemetry collector: the spans are exported
+    from inside), else none for replay without traces, else the runtime's default."""
+    traces = collector(env)
+    endpoints = [env.get(name, "") for name in engine_vars] if engine != "replay" else []
+    if any(_on_loopback(url) for url in [*endpoints, traces or ""]):
+        return "host"
+    return "none" if engine == "replay" and traces is None else "bridge"
+
+
+def _on_loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    return host in _LOOPBACK or host.startswith("127.")
+
+
+def _telemetry_vars(settings: Mapping[str, str]) -> list[str]:
+    """The OpenTelemetry settings and W3C trace context the agent got (docs/telemetry.md),
+    passed by name: the exporter's headers may hold a key."""
+    names = [n for n in settings if n.startswith("OTEL_") or n in CONTEXT_VARS]
+    return sorted(n for n in names if not _HOST_FILES.fullmatch(n))
 
 
 def standalone(repo: Path) -> None:

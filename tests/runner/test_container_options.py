@@ -61,6 +61,42 @@ def test_command_mounts_only_the_run_dirs_and_passes_secrets_by_name(tmp_path: P
     assert "--read-only" in argv and "1g" in argv
 
 
+def test_network_default_lets_the_traces_reach_their_collector() -> None:
+    """The run exports its spans from inside the container: a collector on this host's
+    loopback needs the host's network, as a local model endpoint does; a remote one needs a
+    network even for replay."""
+    local = {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}
+    assert default_network("replay", [], local) == "host"
+    traces = {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://localhost:4318/v1/traces"}
+    assert default_network("claude", [], {**traces, "ANTHROPIC_BASE_URL": "https://x"}) == "host"
+    remote = {"OTEL_EXPORTER_OTLP_ENDPOINT": "https://otlp.example.com"}
+    assert default_network("replay", [], remote) == "bridge"
+    assert default_network("replay", [], {**local, "OTEL_SDK_DISABLED": "true"}) == "none"
+    assert default_network("replay", [], {**local, "OTEL_TRACES_EXPORTER": "console"}) == "none"
+
+
+def test_command_passes_the_telemetry_settings_by_name(tmp_path: Path) -> None:
+    """OTEL_* (the headers may hold a key) and the W3C trace context cross by name; the
+    exporter's certificate and client key files are host paths and stay out."""
+    layout = RunLayout("run-1", tmp_path / "run", tmp_path / "out")
+    container = Container("podman", "img:1", "holon-run-1", "host", ContainerOptions())
+    settings = {
+        "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
+        "OTEL_EXPORTER_OTLP_HEADERS": "authorization=Bearer sekrit",
+        "OTEL_SERVICE_NAME": "ci",
+        "OTEL_EXPORTER_OTLP_CERTIFICATE": "/host/ca.pem",
+        "OTEL_EXPORTER_OTLP_TRACES_CLIENT_KEY": "/host/key.pem",
+        "TRACEPARENT": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        "TRACESTATE": "ci=1",
+    }
+    argv = container.command(layout, [], settings, [])
+    envs = [argv[i + 1] for i, word in enumerate(argv) if word == "--env"]
+    crossed = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_SERVICE_NAME"]
+    assert set(crossed) | {"TRACEPARENT", "TRACESTATE"} <= set(envs)
+    assert not any("CERTIFICATE" in e or "CLIENT_KEY" in e for e in envs)
+    assert "sekrit" not in " ".join(argv)
+
+
 FAKE_RUNTIME = """#!/bin/sh
 printf '%s %s\\n' "$1" "$PATH" >> "$(dirname "$0")/calls.log"
 exit 0
