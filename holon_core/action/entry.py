@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from holon_core.action.github import (
-    NotInRunner,
+    StepFileError,
     annotation,
     append_summary,
     step_file,
@@ -27,7 +27,7 @@ def run_action(env: Mapping[str, str]) -> int:
     try:
         files = step_file(env, "GITHUB_OUTPUT"), step_file(env, "GITHUB_STEP_SUMMARY")
         inputs = read_inputs(env)
-    except NotInRunner as exc:
+    except StepFileError as exc:
         print(f"holon action: error: {exc}", file=sys.stderr)
         return 1
     except ActionInputError as exc:
@@ -44,7 +44,7 @@ def summarize(output: Path, exit_code: int | None, env: Mapping[str, str]) -> in
     """Outputs and summary for the run in ``output``; returns the run's exit code."""
     try:
         files = step_file(env, "GITHUB_OUTPUT"), step_file(env, "GITHUB_STEP_SUMMARY")
-    except NotInRunner as exc:
+    except StepFileError as exc:
         print(f"holon action: error: {exc}", file=sys.stderr)
         return 1
     return report(read_result(output, exit_code), files, env)

@@ -13,18 +13,29 @@ from collections.abc import Mapping
 from pathlib import Path
 
 
-class NotInRunner(Exception):
-    """The step's files are not there: not a GitHub Actions job (or not a step of one)."""
+class StepFileError(Exception):
+    """A step file is not there (not a GitHub Actions job step) or cannot be appended to."""
 
 
 def step_file(env: Mapping[str, str], name: str) -> Path:
+    """The step file ``$name`` names, checked before the run so that a run is not made
+    whose outputs could not be written."""
     value = env.get(name)
     if not value:
-        raise NotInRunner(
+        raise StepFileError(
             f"{name} is not set: this command writes a GitHub Actions step's outputs and job "
             f"summary; run it in a job step (the runner sets {name}) or set {name} to a file"
         )
-    return Path(value)
+    path = Path(value)
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass  # opened to append, as every write to it does; nothing written yet
+    except OSError as exc:
+        raise StepFileError(
+            f"{name} ({path}) cannot be written: {exc.strerror}; set {name} to a file this "
+            "step can append to"
+        ) from exc
+    return path
 
 
 def write_outputs(path: Path, outputs: Mapping[str, str]) -> None:

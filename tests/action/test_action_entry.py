@@ -169,3 +169,14 @@ def test_a_manifest_nested_too_deep_is_no_readable_manifest(tmp_path):
     assert step.exit_code == 1, step.stderr
     assert "Traceback" not in step.stderr
     assert step.outputs["reason"] == "no_manifest"
+
+
+def test_a_step_file_that_cannot_be_written_is_an_error_naming_it(tmp_path):
+    """GITHUB_OUTPUT naming a directory (or a path under a missing one): an error naming the
+    variable and the path, exit 1, not a traceback."""
+    env = runner_env(tmp_path, repo(tmp_path))
+    env["GITHUB_OUTPUT"] = str(tmp_path)
+    step = run_step(env, "summary", str(tmp_path / "nothing"))
+    assert step.exit_code == 1
+    assert "Traceback" not in step.stderr
+    assert f"GITHUB_OUTPUT ({tmp_path}) cannot be written" in step.stderr
