@@ -19,10 +19,12 @@ from holon_core.cassette.replay_admit import admit_replay, no_gateway
 from holon_core.record.outcome import Decision
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from holon_core.agent.state import RunState
     from holon_core.cassette.format import Cassette
     from holon_core.cassette.replay import Mode, ReplaySession
-    from holon_core.engine.adapter import RunContext
+    from holon_core.engine.adapter import EngineAdapter, RunContext
 
 #: What the gateway sends upstream in replay mode: no upstream ever sees it.
 DUMMY_KEY = "holon-replay-no-key"
@@ -41,6 +43,18 @@ def prepare(run: RunState, context: RunContext) -> None:
     run.metadata[_LOADED] = loaded
     if engine.credential_env and not any(context.env.get(n) for n in engine.credential_env):
         context.env = {**context.env, engine.credential_env[0]: DUMMY_KEY}
+
+
+def session_env(env: Mapping[str, str], engine: EngineAdapter) -> Mapping[str, str]:
+    """A serve session's environment for ``HOLON_CASSETTE``: the cassette checked when the
+    session loads (refused then, as a one-shot run refuses it before its engine starts), and
+    the dummy key when no key variable is set, so the session's gateway starts (its turns
+    then replay as a one-shot run does)."""
+    if admit_replay(env, engine.model_api, engine.name) is None:
+        return env
+    if engine.credential_env and not any(env.get(n) for n in engine.credential_env):
+        return {**env, engine.credential_env[0]: DUMMY_KEY}
+    return env
 
 
 def start(run: RunState, context: RunContext) -> None:

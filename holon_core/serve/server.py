@@ -70,6 +70,9 @@ def load_session(
 
         base_spec, _warnings = load_spec(paths.spec)
     adapter = select_engine(plugins, engine, env, base_spec)
+    from holon_core.agent.replay_cassette import session_env
+
+    env = session_env(env, adapter)  # HOLON_CASSETTE: checked now; a dummy key if none
     preflight = run_preflight(plugins, adapter, paths, env)
     redact = Redactor(secret_values(env, adapter.credential_env))
     from holon_core.gateway.shared import open_shared
