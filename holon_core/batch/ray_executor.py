@@ -11,6 +11,8 @@
 - Credentials: never in a task's arguments or runtime env (both show in Ray's dashboard and
   state API). A worker runs ``holon run`` with its own environment, which it inherits from
   ``ray start`` on its node: export the engine's variables there.
+- Traces: the cell's ``holon run`` gets the batch span's ``TRACEPARENT`` with its task (not
+  secret); the ``OTEL_*`` settings, which may hold a key, come from the node's environment.
 - A lost worker or node: Ray runs the task again (``ray.max_retries``); only the try that
   finished sends its run dir back, so a cell is recorded once.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +65,15 @@ class RayExecutor:
         address: str | None,
         concurrency: int,
         max_cost_usd: str | None = None,
+        trace_env: Mapping[str, str] | None = None,
     ) -> None:
         self.job, self.cells_dir = job, cells_dir
         #: Each cell's cost budget (holon batch --max-cost), sent with the task: a worker's
         #: environment is its node's own.
         self.max_cost_usd = max_cost_usd
+        #: ``TRACEPARENT``/``TRACESTATE`` naming the batch's span, sent with each task so the
+        #: cell's run is its child (the ``OTEL_*`` settings are the node's, like credentials).
+        self.trace_env = dict(trace_env or {})
         self.ray = _import_ray()
         engines = job.data.matrix.engines
         if not self.ray.is_initialized():
@@ -122,6 +129,7 @@ class RayExecutor:
             backoff=limits.backoff,
             shared_cell_dir=shared,
             max_cost_usd=self.max_cost_usd,
+            trace_env=self.trace_env,
         )
         while True:
             ready, _ = self.ray.wait([ref], timeout=_POLL)

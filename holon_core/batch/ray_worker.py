@@ -14,6 +14,7 @@ import shutil
 import tarfile
 import tempfile
 import threading
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,7 @@ def run_on_worker(
     backoff: float,
     shared_cell_dir: str | None,
     max_cost_usd: str | None = None,
+    trace_env: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run one cell here; return its result, the packed cell dir and where it ran.
 
@@ -93,7 +95,7 @@ def run_on_worker(
         cell_dir = Path(shared_cell_dir) if shared_cell_dir else scratch / "cell"
         never = threading.Event()  # a Ray cancel interrupts this task; see RayExecutor.run
 
-        env = dict(os.environ)
+        env = {**os.environ, **(trace_env or {})}  # the batch's span: the run is its child
         if max_cost_usd is not None:  # holon batch --max-cost: each cell's budget
             env["HOLON_MAX_COST_USD"] = max_cost_usd
 

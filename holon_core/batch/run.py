@@ -32,6 +32,7 @@ from holon_core.batch.results import RESULTS_FILE, CellResult, read_cell, write_
 from holon_core.errors import InputError
 from holon_core.telemetry.hooks import Tracing
 from holon_core.telemetry.hooks import begin as begin_tracing
+from holon_core.telemetry.setting import CONTEXT_VARS
 from holon_core.untrusted.files import open_up
 
 JOB_FILE = "job.json"
@@ -178,8 +179,14 @@ def _executor(
         from holon_core.batch.ray_executor import RayExecutor
 
         cost = env.get("HOLON_MAX_COST_USD")  # holon batch --max-cost: per cell
+        trace = {name: env[name] for name in CONTEXT_VARS if name in env}  # the batch's span
         return RayExecutor(
-            job, cells_dir, address=options.address, concurrency=concurrency, max_cost_usd=cost
+            job,
+            cells_dir,
+            address=options.address,
+            concurrency=concurrency,
+            max_cost_usd=cost,
+            trace_env=trace,
         )
     if options.address is not None:
         raise InputError("--address is for the ray executor", hint="add --executor ray")

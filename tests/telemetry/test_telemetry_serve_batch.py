@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 import yaml
 
 from holon_core.serve.client import ServeClient, start_server
@@ -100,11 +101,15 @@ def test_a_clients_traceparent_header_parents_its_turn(tmp_path):
     assert f"TP=00-{client_trace}-{agents[client_trace].span_id}-01 TS=c=1" in events
 
 
-def test_batch_cells_run_under_the_batch_span(tmp_path):
+@pytest.mark.parametrize("executor", ["local", "ray"])
+def test_batch_cells_run_under_the_batch_span(tmp_path, executor):
+    """Each cell's run is a child of the batch's span; a Ray cell gets it with its task (the
+    job's own Ray here, whose workers have the driver's OTEL_* variables)."""
     steps: list[dict[str, object]] = [{"write": {"path": "a.txt", "content": "a\n"}}, {"say": "ok"}]
     job = write_job(tmp_path, replay_tasks(tmp_path, 2, steps), ["replay"], name="traced")
     with otlp_receiver() as receiver:
-        done = run_batch(job, env={"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url})
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "RAY_AUTH_MODE": "disabled"}
+        done = run_batch(job, "--executor", executor, env=env)
     assert done.returncode == 0, done.stderr + done.stdout
     rows = results(tmp_path / "job.results")
     assert [r["outcome"] for r in rows] == ["success", "success"]
