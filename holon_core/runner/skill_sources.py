@@ -4,8 +4,8 @@ The agent runs with a run-local ``HOME`` (and perhaps in a container), so it can
 user's skill dirs, the store or the network the way the user's shell does. For each
 ``metadata.skills`` entry the runner copies what only the host has: the user-layer directory
 of a bare name, the store entry of ``name@version``, the verified bytes of a pinned archive.
-The agent then resolves and validates everything itself (one validator, ``skills.py``); the
-names of these copies are shared with it through ``skill_layers.py``.
+The agent then resolves and validates everything itself (one validator, ``skill/package.py``); the
+names of these copies are shared with it through ``skill/layers.py``.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from holon_core.skill.store import entries, lookup
 
 #: Where a row was found, in listing order; ``store`` entries enter a run through the spec.
 PLACES = ("builtin", "user", "store", "workspace", "spec", "flag")
-#: Precedence for shadowing, low to high (skill_layers.py); the store shadows nothing itself.
+#: Precedence for shadowing, low to high (layers.py); the store shadows nothing itself.
 RANK = {"builtin": 0, "user": 1, "workspace": 2, "spec": 3, "flag": 4}
 
 
@@ -150,7 +150,7 @@ def _store(env: Mapping[str, str]) -> list[Row]:
 
 
 def _workspace(workspace: Path) -> list[Row]:
-    """Every directory of ``.holon/skills/``: each must be a skill (skill_layers.py)."""
+    """Every directory of ``.holon/skills/``: each must be a skill (layers.py)."""
     root = workspace / WORKSPACE_SKILLS
     if root.is_symlink() or not root.is_dir():
         return []

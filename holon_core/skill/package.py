@@ -4,7 +4,7 @@ Rules from the skills ADR: kebab-case names, ``SKILL.md`` at most 64 KiB, any si
 at most 256 KiB, a package at most 1 MiB (and :data:`MAX_FILES` files). A link inside a
 package counts as the file it points to; a link out of it, or to a directory, is refused.
 This is the one validator: the run, ``holon-agent --probe`` and ``holon skills validate``
-all call :func:`load_skill`. Where skills come from and which one wins: ``skill_layers.py``.
+all call :func:`load_skill`. Where skills come from and which one wins: ``layers.py``.
 """
 
 from __future__ import annotations
