@@ -565,6 +565,27 @@ def max_cost_without_a_gateway(tmp: Path) -> Setup:
 
 
 @refusal("invalid_input")
+def max_cost_for_a_model_nobody_prices(tmp: Path) -> Setup:
+    return claude_with(tmp, ["--max-cost", "1", "--model", "house-model-x"], KEY)
+
+
+@refusal("invalid_input")
+def spec_cost_budget_for_a_model_nobody_prices(tmp: Path) -> Setup:
+    setup = task_with(
+        tmp,
+        engine={"model": "house-model-x"},
+        constraints={"budget": {"max_cost_usd": 1}},
+    )
+    setup.engine, setup.env = "claude", KEY
+    return setup
+
+
+@refusal("invalid_input")
+def max_cost_for_a_model_from_holon_model(tmp: Path) -> Setup:
+    return claude_with(tmp, ["--max-cost", "1"], {**KEY, "HOLON_MODEL": "house-model-x"})
+
+
+@refusal("invalid_input")
 def record_with_the_gateway_off(tmp: Path) -> Setup:
     return claude_with(tmp, ["--record", str(tmp / "rec")], {**KEY, "HOLON_GATEWAY": "off"})
 

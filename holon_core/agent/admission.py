@@ -122,9 +122,11 @@ def admit_engine(
     preflight: Preflight | None = None,
     keep_going: bool = False,
     on_phase: Callable[[str], None] | None = None,
+    model: str | None = None,
 ) -> Admission:
     """Plugins, spec, adapter, preflight. The run stops at the first refusal (nothing after
-    it runs, the engine's ``--version`` included); the probe (``keep_going``) checks on."""
+    it runs, the engine's ``--version`` included); the probe (``keep_going``) checks on.
+    ``model``: ``--model`` (else ``HOLON_MODEL``, else the spec's), for a cost budget's price."""
     found = Admission()
     try:
         from holon_core.hooks.manager import load_plugins
@@ -140,7 +142,7 @@ def admit_engine(
     if found.plugins is not None:
         _engine(found, engine_flag, env)
     if found.engine is not None and found.facts is not None:
-        _gateway(found, env)
+        _gateway(found, env, model)
     if found.refusals and not keep_going:
         return found
     if on_phase is not None:
@@ -226,7 +228,7 @@ def _engine(found: Admission, flag: str | None, env: Mapping[str, str]) -> None:
             found.refuse(check.name, PreflightFailed(check.message(), reason=check.reason), check)
 
 
-def _gateway(found: Admission, env: Mapping[str, str]) -> None:
+def _gateway(found: Admission, env: Mapping[str, str], model: str | None = None) -> None:
     """The model gateway's settings and the spec's budget (docs/gateway.md), and what
     records or replays its calls (docs/cassettes.md)."""
     from holon_core.gateway.admit import gateway_problem
@@ -236,6 +238,8 @@ def _gateway(found: Admission, env: Mapping[str, str]) -> None:
     problem = gateway_problem(api, env, found.facts.budget, found.engine.name)
     if problem is not None:
         found.refuse("gateway", problem)
+    elif found.document is not None:  # one-shot (a serve turn's is checked as it starts)
+        _priced(found, env, model)
     if env.get("HOLON_RECORD"):  # --record: a cassette dir and a gateway to record
         from holon_core.cassette.admit import record_problem
 
@@ -248,6 +252,25 @@ def _gateway(found: Admission, env: Mapping[str, str]) -> None:
         unreplayable = replay_problem(env, api, found.engine.name)
         if unreplayable is not None:
             found.refuse("cassette", unreplayable)
+
+
+def _priced(found: Admission, env: Mapping[str, str], model: str | None) -> None:
+    """A cost budget needs a price for the run's model (the run's own order of choices)."""
+    from holon_core.gateway.admit import unpriced_problem
+    from holon_core.gateway.budget import parse_usd
+    from holon_core.gateway.setting import gateway_setting
+
+    assert found.engine is not None and found.facts is not None
+    costs = [(found.facts.budget or {}).get("max_cost_usd")]
+    costs.append(parse_usd((env.get("HOLON_MAX_COST_USD") or "").strip() or "0"))
+    limits = [float(c) for c in costs if isinstance(c, (int, float)) and c > 0]
+    if not limits or not gateway_setting(env):
+        return
+    chosen = model or env.get("HOLON_MODEL") or found.facts.engine_fields.get("model")
+    name = chosen if isinstance(chosen, str) else None
+    problem = unpriced_problem(found.engine.model_api, name, min(limits), env)
+    if problem is not None:
+        found.refuse("gateway", problem)
 
 
 def _context_files(found: Admission, names: Sequence[str], paths: AgentPaths) -> None:

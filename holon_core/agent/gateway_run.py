@@ -126,19 +126,15 @@ def _named(limits: Limits) -> str:
 
 
 def _refuse_unpriced(session: GatewaySession, context: RunContext, limits: Limits) -> None:
-    """A cost budget with a model nobody prices cannot be kept: refused before the start."""
-    if limits.max_cost_usd is None or not context.model or session.api is None:
-        return
-    from holon_core.gateway.meter import price_call
-    from holon_core.gateway.usage import Tokens
+    """A cost budget with a model nobody prices cannot be kept: refused before the start (a
+    one-shot run's admission refused it already, with the same check; a serve turn's is
+    found here)."""
+    from holon_core.gateway.admit import unpriced_problem
 
-    if price_call(session.api, context.model, Tokens(), session.table) is None:
+    problem = unpriced_problem(session.api, context.model, limits.max_cost_usd, context.env)
+    if problem is not None:
         session.close()
-        raise GatewaySettingInvalid(
-            f"a cost budget (max_cost_usd {limits.max_cost_usd}) needs a price for model "
-            f"{context.model}, which genai-prices does not know; add it to a price table "
-            "(HOLON_PRICES=FILE, docs/gateway.md) or use max_tokens / max_model_calls"
-        )
+        raise problem
 
 
 def _session(run: RunState) -> GatewaySession | None:

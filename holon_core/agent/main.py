@@ -90,7 +90,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from holon_core.agent.probe import probe
 
         unblock_stop_signals()  # blocked when forked by the PID 1 init: default action again
-        return probe(paths, args.engine, env, [Path(s).expanduser() for s in args.skill])
+        skills = [Path(s).expanduser() for s in args.skill]
+        return probe(paths, args.engine, env, skills, model=args.model)
 
     # Handlers first, before the heavy imports: a signal at any moment becomes a cancelled
     # run with a manifest, never a silent death; before the launch it interrupts whatever

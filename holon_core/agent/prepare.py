@@ -63,6 +63,7 @@ def _admit(run: RunState, options: AgentOptions) -> Admission:
         spec=options.spec,
         preflight=options.preflight,
         on_phase=ev.phase,
+        model=options.model,
     )
     run.plugins = found.plugins
     if found.document is not None:

@@ -39,10 +39,12 @@ def probe(
     engine_flag: str | None,
     env: Mapping[str, str],
     skills: list[Path] | None = None,
+    *,
+    model: str | None = None,
 ) -> int:
     started = time.monotonic()
     why = overlap_problem(paths) or foreign_problem(paths.output) or output_writable(paths.output)
-    found = admit_engine(paths, engine_flag, env, keep_going=True)
+    found = admit_engine(paths, engine_flag, env, keep_going=True, model=model)
     with tempfile.TemporaryDirectory(prefix="holon-probe-") as scratch:  # pinned archives
         admit_skills(found, paths, env, skills or [], Path(scratch))
     output = Check("output", why is None, why or str(paths.output), "pass a writable --output")

@@ -57,3 +57,28 @@ def gateway_problem(
         except PriceTableError as exc:
             return GatewaySettingInvalid(str(exc))
     return None
+
+
+def unpriced_problem(
+    model_api: str | None, model: str | None, max_cost_usd: float | None, env: Mapping[str, str]
+) -> GatewaySettingInvalid | None:
+    """A cost budget for a model neither ``HOLON_PRICES`` nor genai-prices prices cannot be
+    kept: the run and the probe refuse it alike. The price library is imported only when a
+    cost budget and a model are both given."""
+    if max_cost_usd is None or not model or model_api is None:
+        return None
+    from holon_core.gateway.meter import price_call
+    from holon_core.gateway.price_table import PriceTableError, load_table
+    from holon_core.gateway.usage import Tokens
+
+    try:
+        table = load_table(env["HOLON_PRICES"]) if env.get("HOLON_PRICES") else None
+    except PriceTableError:
+        return None  # gateway_problem names the table's problem
+    if price_call(model_api, model, Tokens(), table) is not None:
+        return None
+    return GatewaySettingInvalid(
+        f"a cost budget (max_cost_usd {max_cost_usd}) needs a price for model {model}, which "
+        "genai-prices does not know; add it to a price table (HOLON_PRICES=FILE, "
+        "docs/gateway.md) or use max_tokens / max_model_calls"
+    )
