@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.untrusted.files import read_regular
-from holon_core.untrusted.json_files import read_json_object
+from holon_core.untrusted.json_files import obj, read_json_object
 
 _MANIFEST_CAP = 8 * 1024 * 1024
 _PATCH_CAP = 8 * 1024 * 1024
@@ -65,8 +65,7 @@ def read_result(output: Path, exit_code: int | None) -> RunResult:
             error=f"holon left no readable manifest.json in {output} (exit code {exit_code}); "
             "the step's log above says why",
         )
-    meta = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
-    assert isinstance(meta, dict)
+    meta = obj(manifest.get("metadata"))
     outcome = str(manifest.get("outcome") or "failure")
     result = RunResult(
         outcome,
@@ -95,16 +94,13 @@ def read_result(output: Path, exit_code: int | None) -> RunResult:
 
 
 def _figures(result: RunResult, meta: dict[str, Any]) -> None:
-    engine = meta.get("engine") if isinstance(meta.get("engine"), dict) else {}
-    assert isinstance(engine, dict)
+    engine = obj(meta.get("engine"))
     result.engine, result.model = _text(engine.get("name")), _text(engine.get("model"))
-    cost = meta.get("cost") if isinstance(meta.get("cost"), dict) else {}
-    assert isinstance(cost, dict)
+    cost = obj(meta.get("cost"))
     if isinstance(cost.get("usd"), int | float) and not isinstance(cost.get("usd"), bool):
         result.cost_usd = float(cost["usd"])
     result.cost_source = _text(cost.get("source"))
-    usage = meta.get("usage") if isinstance(meta.get("usage"), dict) else {}
-    assert isinstance(usage, dict)
+    usage = obj(meta.get("usage"))
     counts = [usage.get("input_tokens"), usage.get("output_tokens")]
     if isinstance(usage.get("total_tokens"), int):
         result.tokens = usage["total_tokens"]

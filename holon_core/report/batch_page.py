@@ -16,10 +16,11 @@ from holon_core._version import __version__
 from holon_core.batch.report import engine_rows, summary_line
 from holon_core.batch.results import CellResult
 from holon_core.report.charts import Bar, bar_chart
-from holon_core.report.load import BatchRecord, obj
+from holon_core.report.load import BatchRecord
 from holon_core.report.markup import Markup, href, join, tag
 from holon_core.report.page import document
 from holon_core.report.run_page import OUTCOMES
+from holon_core.untrusted.json_files import obj
 
 
 def render(batch: BatchRecord, report_dir: Path, pages: Mapping[str, Path]) -> str:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from holon_core.errors import InputError
 from holon_core.untrusted.files import read_regular
-from holon_core.untrusted.json_files import read_json_object, read_ndjson
+from holon_core.untrusted.json_files import obj, read_json_object, read_ndjson
 
 MANIFEST = "manifest.json"
 RUN_RECORD = "run.json"
@@ -67,16 +67,6 @@ class BatchRecord:
     results_dir: Path
     name: str
     rows: list[dict[str, Any]]
-
-
-def obj(value: Any) -> dict[str, Any]:
-    """``value`` when it is a JSON object, else an empty one (records are read, not trusted)."""
-    return value if isinstance(value, dict) else {}
-
-
-def objects(value: Any) -> list[dict[str, Any]]:
-    """The JSON objects in ``value`` when it is a list, else none."""
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def kind_of(path: Path) -> Kind:

@@ -13,9 +13,10 @@ from typing import Any
 from holon_core._version import __version__
 from holon_core.report import run_sections
 from holon_core.report.explain import explain
-from holon_core.report.load import RunRecord, obj, objects
+from holon_core.report.load import RunRecord
 from holon_core.report.markup import Markup, join, tag
 from holon_core.report.page import document
+from holon_core.untrusted.json_files import obj, objects
 
 OUTCOMES = ("success", "failure", "needs_human")
 _GOAL_SHOWN = 600
@@ -132,11 +133,11 @@ def _error(error: str) -> Markup:
 
 def _facts(record: RunRecord) -> Markup:
     meta = record.meta
-    engine = _dict(meta.get("engine"))
-    usage = _dict(meta.get("usage"))
-    tools = _dict(meta.get("tools"))
+    engine = obj(meta.get("engine"))
+    usage = obj(meta.get("usage"))
+    tools = obj(meta.get("tools"))
     verdict = record.verdict or {}
-    name = engine.get("name") or verdict.get("engine") or _dict(meta.get("adapter")).get("name")
+    name = engine.get("name") or verdict.get("engine") or obj(meta.get("adapter")).get("name")
     facts: list[tuple[str, Any, str | None]] = [
         ("Engine", name or "unknown", engine.get("version")),
         ("Model", engine.get("model") or "not recorded", None),
@@ -198,7 +199,7 @@ def _tokens(usage: dict[str, Any]) -> tuple[str, str | None]:
 
 
 def _cost(meta: dict[str, Any]) -> tuple[str, str | None]:
-    cost = _dict(meta.get("cost"))
+    cost = obj(meta.get("cost"))
     usd = cost.get("usd")
     source = cost.get("source")
     if not isinstance(usd, int | float):
@@ -220,10 +221,6 @@ def _list(title: str, items: list[str]) -> Markup | None:
 
 def _count(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "-"
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _strings(value: Any) -> list[str]:

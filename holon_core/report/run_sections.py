@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.report import diff_view, timeline
-from holon_core.report.load import RunRecord, evidence_files, obj, objects
+from holon_core.report.load import RunRecord, evidence_files
 from holon_core.report.markup import Markup, href, join, tag
+from holon_core.untrusted.json_files import obj, objects
 
 #: Output longer than this many lines (or characters) is folded behind its step's summary.
 FOLD_LINES = 12

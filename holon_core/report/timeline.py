@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from holon_core.report.load import obj
+from holon_core.untrusted.json_files import obj
 
 #: Steps shown; the rest is counted and left to evidence/events.ndjson.
 MAX_STEPS = 2_000

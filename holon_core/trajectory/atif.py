@@ -17,6 +17,7 @@ from typing import Any
 from holon_core.trajectory import ATIF_VERSION
 from holon_core.trajectory.metrics import attach_call_metrics, final_metrics
 from holon_core.trajectory.steps import event_steps
+from holon_core.untrusted.json_files import obj
 
 
 def build_trajectory(
@@ -28,8 +29,7 @@ def build_trajectory(
     started_at: float | None,
 ) -> dict[str, Any]:
     """The ATIF trajectory. ``prompt`` is (system, user); ``started_at`` the run's epoch."""
-    meta = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
-    assert isinstance(meta, dict)
+    meta = obj(manifest.get("metadata"))
 
     def clock(offset: float) -> str | None:
         if started_at is None or not isinstance(offset, int | float):
@@ -44,8 +44,7 @@ def build_trajectory(
             steps.append({"source": "system", "message": system, "timestamp": clock(0.0)})
         steps.append({"source": "user", "message": user, "timestamp": clock(0.0)})
     engine_steps = event_steps(events, clock)
-    engine = meta.get("engine") if isinstance(meta.get("engine"), dict) else {}
-    assert isinstance(engine, dict)
+    engine = obj(meta.get("engine"))
     model = engine.get("model") if isinstance(engine.get("model"), str) else None
     per_step = attach_call_metrics(engine_steps, calls, model)
     steps += engine_steps
@@ -70,8 +69,7 @@ def build_trajectory(
 
 
 def _agent(meta: dict[str, Any]) -> dict[str, Any]:
-    engine = meta.get("engine") if isinstance(meta.get("engine"), dict) else {}
-    assert isinstance(engine, dict)
+    engine = obj(meta.get("engine"))
     agent: dict[str, Any] = {
         "name": str(engine.get("name") or "unknown"),
         "version": str(engine.get("version") or "unknown"),

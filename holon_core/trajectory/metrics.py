@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from holon_core.untrusted.json_files import obj
+
 
 def answered_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The model calls that produced a response (failed and retried ones are not steps)."""
@@ -72,9 +74,7 @@ def attach_call_metrics(
 
 def final_metrics(meta: dict[str, Any], total_steps: int) -> dict[str, Any]:
     """``final_metrics`` from the manifest's usage and cost (absent figures stay absent)."""
-    usage = meta.get("usage") if isinstance(meta.get("usage"), dict) else {}
-    cost = meta.get("cost") if isinstance(meta.get("cost"), dict) else {}
-    assert isinstance(usage, dict) and isinstance(cost, dict)
+    usage, cost = obj(meta.get("usage")), obj(meta.get("cost"))
     out: dict[str, Any] = {
         "total_prompt_tokens": _int(usage.get("input_tokens")),
         "total_completion_tokens": _int(usage.get("output_tokens")),

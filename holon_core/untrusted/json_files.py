@@ -17,6 +17,17 @@ from typing import Any
 from holon_core.untrusted.files import read_regular
 
 
+def obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one: a record's fields are read, not
+    trusted, so a field of the wrong type reads as absent instead of raising."""
+    return value if isinstance(value, dict) else {}
+
+
+def objects(value: Any) -> list[dict[str, Any]]:
+    """The JSON objects in ``value`` when it is a list, else none."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 def json_object(text: str | bytes) -> dict[str, Any] | None:
     """The JSON object ``text`` holds; None when it is not JSON, too deep, or not an object."""
     try:
