@@ -66,7 +66,32 @@ class ReplaySession:
         self.replay_paths = PathMap.of(dict(self.paths))
         self.rewrite = PathRewrite(self.recorded_paths.onto(self.replay_paths))
         self.by_seq = {call.seq: call for call in self.cassette.calls}
-        self.matcher = Matcher([self._candidate(call) for call in self.cassette.calls])
+        self._matcher: Matcher | None = None
+        # The recorded calls are normalized while the engine starts (seconds), not before.
+        self._indexing = threading.Thread(target=self._index, name="holon-replay-index")
+        self._indexing.daemon = True
+        self._indexing.start()
+
+    def _index(self) -> None:
+        self._matcher = Matcher([self._candidate(call) for call in self.cassette.calls])
+        self._share_cache()
+
+    def _share_cache(self) -> None:
+        """A string that holds neither run's paths normalizes alike for both runs: the
+        replay's requests (the same system prompt, tools and history) find it done."""
+        paths = [p for p, _ in self.recorded_paths.pairs + self.replay_paths.pairs]
+        shared = self.replay_paths.cache
+        for text, done in list(self.recorded_paths.cache.items()):
+            if not any(path in text for path in paths):
+                shared.setdefault(text, done)
+
+    @property
+    def matcher(self) -> Matcher:
+        self._indexing.join()
+        if self._matcher is None:  # the index failed (an unreadable body): say so here
+            self._index()
+        assert self._matcher is not None
+        return self._matcher
 
     def _candidate(self, call: RecordedCall) -> Candidate:
         shape = shape_of(
