@@ -32,6 +32,7 @@ from opentelemetry.semconv.attributes.http_attributes import HTTP_RESPONSE_STATU
 
 from holon_core.telemetry.record import read_record
 from holon_core.telemetry.setting import TraceContext, random_id
+from holon_core.untrusted.json_files import obj
 
 Attributes = dict[str, str | int | float | bool]
 
@@ -66,7 +67,8 @@ def run_spans(
     """``invoke_agent`` with its ``chat`` and ``execute_tool`` children, from ``output``."""
     record = read_record(output)
     agent = agent_span(trace, record.manifest, end_ns, model_api)
-    server = server_of((record.manifest.get("metadata") or {}).get("gateway", {}).get("upstream"))
+    upstream = obj(obj(record.manifest.get("metadata")).get("gateway")).get("upstream")
+    server = server_of(upstream if isinstance(upstream, str) else None)
     chats = [chat_span(agent, call, server) for call in record.model_calls]
     tools = tool_spans(agent, trace.start_ns, record.events)
     return [agent, *[c for c in chats if c is not None], *tools]
@@ -75,10 +77,10 @@ def run_spans(
 def agent_span(
     trace: TraceContext, manifest: Mapping[str, Any], end_ns: int, model_api: str | None
 ) -> SpanData:
-    meta: Mapping[str, Any] = manifest.get("metadata") or {}
-    engine: Mapping[str, Any] = meta.get("engine") or {}
-    name = str(engine.get("name") or (meta.get("adapter") or {}).get("name") or "holon")
-    api = model_api or (meta.get("gateway") or {}).get("api")
+    meta = obj(manifest.get("metadata"))
+    engine = obj(meta.get("engine"))
+    name = str(engine.get("name") or obj(meta.get("adapter")).get("name") or "holon")
+    api = model_api or obj(meta.get("gateway")).get("api")
     attrs: Attributes = {
         gen_ai.GEN_AI_OPERATION_NAME: Operation.INVOKE_AGENT.value,
         gen_ai.GEN_AI_AGENT_NAME: name,
@@ -91,9 +93,9 @@ def agent_span(
     _put(attrs, gen_ai.GEN_AI_CONVERSATION_ID, meta.get("session_id"))
     _put(attrs, "holon.engine.version", engine.get("version"))
     _put(attrs, "holon.files_changed", meta.get("files_changed"))
-    _put(attrs, "holon.tools.calls", (meta.get("tools") or {}).get("calls"))
-    _put_usage(attrs, meta.get("usage") or {})
-    _put(attrs, "holon.cost.usd", (meta.get("cost") or {}).get("usd"))
+    _put(attrs, "holon.tools.calls", obj(meta.get("tools")).get("calls"))
+    _put_usage(attrs, obj(meta.get("usage")))
+    _put(attrs, "holon.cost.usd", obj(meta.get("cost")).get("usd"))
     failed = manifest.get("outcome") == "failure"
     if failed:
         attrs[error_attributes.ERROR_TYPE] = str(meta.get("reason") or "_OTHER")
@@ -117,7 +119,7 @@ def chat_span(
     end = _iso_ns(call.get("time"))
     if call.get("kind") != "model" or end is None:
         return None
-    total_ms = (call.get("latency_ms") or {}).get("total") or 0.0
+    total_ms = _number(obj(call.get("latency_ms")).get("total"))
     api = str(call.get("api"))
     operation = OPERATIONS.get(api, Operation.CHAT.value)
     model = call.get("model")
@@ -127,7 +129,7 @@ def chat_span(
         **(server or {}),
     }
     _put(attrs, gen_ai.GEN_AI_REQUEST_MODEL, model)
-    _put_usage(attrs, call.get("usage") or {})
+    _put_usage(attrs, obj(call.get("usage")))
     _put(attrs, "holon.cost.usd", call.get("cost_usd"))
     _put(attrs, HTTP_RESPONSE_STATUS_CODE, call.get("status"))
     _put(attrs, "holon.attempt", call.get("attempt"))
@@ -136,7 +138,7 @@ def chat_span(
     if failed:
         attrs[error_attributes.ERROR_TYPE] = str(status) if isinstance(status, int) else "_OTHER"
     name = f"{operation} {model}" if model else operation
-    start = max(end - int(float(total_ms) * 1e6), parent.start_ns)
+    start = max(end - int(total_ms * 1e6), parent.start_ns)
     span = SpanData(name, random_id(8), parent.span_id, start, end, "client", attrs)
     if failed:
         span.error = str(error or f"HTTP {status}")
@@ -150,7 +152,7 @@ def tool_spans(
     calls: dict[str, SpanData] = {}
     spans: list[SpanData] = []
     for event in events:
-        at = start_ns + int(float(event.get("ts") or 0.0) * 1e9)
+        at = start_ns + int(_number(event.get("ts")) * 1e9)
         tool_id = event.get("tool_id")
         if event.get("type") == "tool_call":
             tool = str(event.get("tool") or "tool")
@@ -180,7 +182,7 @@ def tool_spans(
 
 def _settle(span: SpanData, result: Mapping[str, Any], at: int) -> None:
     """The result ends the span (an amended result, read later, only corrects the status)."""
-    data: Mapping[str, Any] = result.get("data") or {}
+    data = obj(result.get("data"))
     if not data.get("amended"):
         span.end_ns = max(at, span.start_ns)
     status = str(result.get("status") or "ok")
@@ -237,6 +239,13 @@ def _put(attrs: Attributes, key: str, value: Any) -> None:
     """Set an attribute when the record has a plain value for it."""
     if isinstance(value, (str, bool, int, float)) and value != "":
         attrs[key] = value
+
+
+def _number(value: Any) -> float:
+    """A record's number (seconds, milliseconds); 0 when it is absent or not a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value)
 
 
 def _iso_ns(value: Any) -> int | None:

@@ -72,3 +72,28 @@ def test_an_amended_tool_result_corrects_the_status_not_the_end():
     assert (shell.start_ns, shell.end_ns) == (START + 10**9, START + 2 * 10**9)
     assert shell.attributes[ERROR_TYPE] == "tool_error" and shell.error == "exit code 2"
     assert read.end_ns == agent.end_ns  # no result: it ran until the run ended
+
+
+def test_a_record_of_the_wrong_shape_still_gives_its_spans(tmp_path):
+    """Fields of the wrong type (an RFC-0002 agent's manifest, a damaged line) are read as
+    absent, as record.py promises: the run still gets its agent, chat and tool spans."""
+    import json
+
+    from holon_core.telemetry.spans import run_spans
+
+    out = tmp_path / "output"
+    (out / "evidence").mkdir(parents=True)
+    meta = {"engine": "a string", "adapter": ["x"], "gateway": ["x"], "usage": [1], "tools": 5}
+    (out / "manifest.json").write_text(json.dumps({"outcome": "success", "metadata": meta}))
+    calls = [{**CALL, "latency_ms": [1], "usage": "many"}]
+    (out / "evidence" / "model-calls.ndjson").write_text(
+        "".join(json.dumps(c) + "\n" for c in calls)
+    )
+    events = [
+        {"ts": "soon", "type": "tool_call", "tool": "read_file", "tool_id": "a"},
+        {"ts": 2.0, "type": "tool_result", "tool_id": "a", "data": "a string"},
+    ]
+    (out / "evidence" / "events.ndjson").write_text("".join(json.dumps(e) + "\n" for e in events))
+    spans = run_spans(new_context({}, START), out, START + 10**12, None)
+    assert [s.attributes[OPERATION] for s in spans] == ["invoke_agent", "generate_content",
+                                                         "execute_tool"]  # fmt: skip
