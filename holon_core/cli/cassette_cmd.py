@@ -1,8 +1,10 @@
-"""``holon cassette list|show DIR``: the cassettes recorded with ``--record`` (docs/cassettes.md).
+"""``holon cassette list|show|check DIR``: the cassettes recorded with ``--record``
+(docs/cassettes.md).
 
 ``list`` finds every cassette at or under DIR: engine, model, how the run ended, its model
 calls and size. ``show`` prints one cassette: what ran, and each model call (kind, request,
-status, the answer's events or bytes, timing).
+status, the answer's events or bytes, timing). ``check`` replays one through ``holon run``
+(``cassette_check_cmd.py``).
 """
 
 from __future__ import annotations
