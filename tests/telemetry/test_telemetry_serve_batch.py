@@ -46,7 +46,7 @@ def traced_env(receiver_url: str) -> dict[str, str]:
     return {**env, "OTEL_EXPORTER_OTLP_ENDPOINT": receiver_url}
 
 
-def test_each_serve_turn_is_an_invoke_agent_span(tmp_path):
+def test_each_serve_turn_is_an_invoke_agent_span(tmp_path: Path) -> None:
     args = serve_args(tmp_path, {"one": [{"run": "echo TP=$TRACEPARENT"}], "two": [{"say": "ok"}]})
     socket = tmp_path / "ipc" / "agent.sock"
     with otlp_receiver() as receiver:
@@ -70,7 +70,7 @@ def test_each_serve_turn_is_an_invoke_agent_span(tmp_path):
     assert f"TP=00-{first_turn.trace_id}-{first_turn.span_id}-01" in events
 
 
-def test_a_clients_traceparent_header_parents_its_turn(tmp_path):
+def test_a_clients_traceparent_header_parents_its_turn(tmp_path: Path) -> None:
     """A W3C ``traceparent`` header on POST /v1/responses makes that turn's invoke_agent span
     a child of the client's span (its ``tracestate`` handed on too); a turn without a valid
     one stays under the server's own TRACEPARENT."""
@@ -102,7 +102,7 @@ def test_a_clients_traceparent_header_parents_its_turn(tmp_path):
 
 
 @pytest.mark.parametrize("executor", ["local", "ray"])
-def test_batch_cells_run_under_the_batch_span(tmp_path, executor):
+def test_batch_cells_run_under_the_batch_span(tmp_path: Path, executor: str) -> None:
     """Each cell's run is a child of the batch's span; a Ray cell gets it with its task (the
     job's own Ray here, whose workers have the driver's OTEL_* variables)."""
     steps: list[dict[str, object]] = [{"write": {"path": "a.txt", "content": "a\n"}}, {"say": "ok"}]
