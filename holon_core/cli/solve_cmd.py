@@ -181,13 +181,16 @@ def _run_env(env: dict[str, str], token: str) -> dict[str, str]:
     return out
 
 
+#: publish-result.json lists a few actions; anything near this size is not publish.py's.
+_PUBLISH_RESULT_CAP = 1 << 20
+
+
 def _publish_result(result: RunResult) -> dict[str, Any] | None:
-    path = result.output_dir / "publish-result.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    """What publish.py recorded, read as the engine's file it is (the skill runs as the
+    engine's tool calls): no link followed, no FIFO opened, capped."""
+    from holon_core.untrusted.json_files import read_json_object
+
+    return read_json_object(result.output_dir / "publish-result.json", _PUBLISH_RESULT_CAP)
 
 
 def _report(args: argparse.Namespace, result: RunResult, request: dict[str, Any]) -> int:
@@ -227,8 +230,10 @@ def _publish_lines(published: dict[str, Any] | None, output: Path) -> list[str]:
             f"dry run: nothing sent; the intent is {output / 'publish-intent.json'} "
             "(rerun with --publish to send it)"
         ]
+    from holon_core.untrusted.json_files import objects
+
     lines = []
-    for action in published.get("actions") or []:
+    for action in objects(published.get("actions")):
         where = action.get("url") or action.get("branch") or action.get("comment_id") or ""
         lines.append(f"published: {action.get('action')} {action.get('status')} {where}".rstrip())
     return lines
