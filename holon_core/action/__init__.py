@@ -7,7 +7,7 @@ step's outputs and the job summary (:mod:`.result`, :mod:`.summary`); the runner
 ``$GITHUB_OUTPUT`` and ``$GITHUB_STEP_SUMMARY`` (:mod:`.github`); the two entries
 (:mod:`.entry`), reached by ``holon action`` (``cli/action_cmd.py``).
 
-May import: the standard library, ``holon_core.untrusted.files`` and
-``holon_core.report.explain`` (the reason sentences); it runs holon itself as a separate
-process, as a user's step would.
+May import: the standard library, ``holon_core.untrusted`` (the record is the engine's to
+write) and ``holon_core.report.explain`` (the reason sentences); it runs holon itself as a
+separate process, as a user's step would.
 """

@@ -12,9 +12,11 @@ built), ``explain`` (one sentence per reason code), ``timeline`` (events into st
 document shell: CSS, script, CSP), ``run_page`` / ``batch_page`` (the two pages), ``write``
 (where the file goes, written atomically).
 
-May import: the standard library, Pygments (when installed), ``holon_core.untrusted.files``,
-``holon_core.errors`` and ``holon_core.models.manifest`` (reason codes). Nothing of the
-runtime pipeline imports this package except the commands that write a report at the end.
+May import: the standard library, Pygments (when installed), ``holon_core.untrusted`` (the
+record read as the engine's files), ``holon_core.errors`` and, for the batch page, the
+batch's own figures (``holon_core.batch.report``, ``holon_core.batch.results``), so the
+page and the batch's ``report.md`` agree. Nothing of the runtime pipeline imports this
+package except the commands that write a report at the end.
 """
 
 from __future__ import annotations
