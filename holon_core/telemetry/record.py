@@ -25,15 +25,18 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEX
 
 
 @dataclass
-class RunRecord:
+class SpanSources:
+    """The three files a run's spans are built from (report/load.py's ``RunRecord`` is the
+    report's fuller read of the same record)."""
+
     manifest: dict[str, Any] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
     model_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
-def read_record(output: Path) -> RunRecord:
+def read_record(output: Path) -> SpanSources:
     """``manifest.json``, ``evidence/events.ndjson`` and ``evidence/model-calls.ndjson``."""
-    record = RunRecord()
+    record = SpanSources()
     with _opened(str(output)) as out_fd:
         if out_fd is None:
             return record
