@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.runner import kit as runner_kit
+
+from .kit import holon_report
 
 
 def test_a_copied_run_dir_is_reported_from_and_into_the_copy(tmp_path: Path) -> None:
@@ -26,14 +26,7 @@ def test_a_copied_run_dir_is_reported_from_and_into_the_copy(tmp_path: Path) -> 
     manifest["metadata"]["warnings"] = ["only-in-the-copy-7731"]
     (copy / "output" / "manifest.json").write_text(json.dumps(manifest))
 
-    done = subprocess.run(
-        [sys.executable, "-m", "holon_core", "report", str(copy)],
-        env=runner_kit.base_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = holon_report(tmp_path, copy)
 
     assert done.returncode == 0, done.stderr
     page = copy / "output" / "report.html"

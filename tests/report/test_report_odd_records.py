@@ -5,23 +5,9 @@ shows what it can, and says what it could not read; nothing of it raises."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.runner import kit as runner_kit
-
-
-def holon_report(tmp_path: Path, path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "holon_core", "report", str(path)],
-        env=runner_kit.base_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
+from .kit import holon_report
 
 ODD_METADATA = {
     "reason": 7,

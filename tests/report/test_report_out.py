@@ -5,13 +5,13 @@ is an error with the fix, exit 1, never a traceback."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.runner import kit as runner_kit
+
+from .kit import holon_report as report
 
 
 @pytest.fixture(scope="module")
@@ -24,17 +24,6 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ran = runner_kit.holon_run(tmp, argv)
     assert ran.exit_code == 0, ran.stderr
     return Path(ran.json["paths"]["output_dir"])
-
-
-def report(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "holon_core", "report", *args],
-        env=runner_kit.base_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def test_a_file_that_is_not_a_report_is_never_replaced(record: Path, tmp_path: Path) -> None:
