@@ -2,9 +2,9 @@
 
 The upstream client is httpx with the caller's trust settings: ``SSL_CERT_FILE`` and
 ``SSL_CERT_DIR`` from the run's environment when set (else the system store, else certifi),
-proxies from the usual variables (``trust_env``), no read timeout (a model may think long;
-holon's silence and wall timeouts bound the run), and ``Accept-Encoding: identity`` so usage
-can be read from the bytes passing through.
+the proxy the run's usual variables name (:mod:`holon_core.gateway.upstream_proxy`), no read
+timeout (a model may think long; holon's silence and wall timeouts bound the run), and
+``Accept-Encoding: identity`` so usage can be read from the bytes passing through.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import httpx
 import uvicorn
 
 from holon_core.gateway.proxy import GatewayApp
+from holon_core.gateway.upstream_proxy import proxy_for
 
 HOST = "127.0.0.1"
 #: Wraps or replaces the upstream transport: cassette recording tees it, replay answers
@@ -40,7 +41,9 @@ def ssl_context(env: Mapping[str, str]) -> ssl.SSLContext:
     return context
 
 
-def upstream_client(env: Mapping[str, str], wrap: TransportWrap | None = None) -> httpx.AsyncClient:
+def upstream_client(
+    env: Mapping[str, str], upstream: str, wrap: TransportWrap | None = None
+) -> httpx.AsyncClient:
     # TCP_NODELAY: httpx writes a request's head and body apart; with Nagle on, the body
     # waits for the ACK the upstream delays by up to 40 ms.
     nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
@@ -51,11 +54,11 @@ def upstream_client(env: Mapping[str, str], wrap: TransportWrap | None = None) -
     httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = 256 * 1024
     context = ssl_context(env)
     transport: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(
-        verify=context, socket_options=nodelay
+        verify=context, socket_options=nodelay, proxy=proxy_for(upstream, env)
     )
     return httpx.AsyncClient(
         verify=context,
-        trust_env=True,
+        trust_env=False,  # the proxy is chosen above, from the run's environment
         transport=transport if wrap is None else wrap(transport),
         timeout=httpx.Timeout(connect=30.0, read=None, write=60.0, pool=None),
         limits=httpx.Limits(max_connections=None, max_keepalive_connections=32),
@@ -71,7 +74,7 @@ class GatewayServer:
         self.env = dict(env)
         #: Set before the first call (the client is made then): see :data:`TransportWrap`.
         self.wrap_transport: TransportWrap | None = None
-        app.make_client = lambda: upstream_client(self.env, self.wrap_transport)
+        app.make_client = lambda: upstream_client(self.env, app.route.upstream, self.wrap_transport)
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # accepted ones too
         self._sock.bind((HOST, 0))
