@@ -241,17 +241,31 @@ def _gateway(found: Admission, env: Mapping[str, str], model: str | None = None)
     elif found.document is not None:  # one-shot (a serve turn's is checked as it starts)
         _priced(found, env, model)
     if env.get("HOLON_RECORD"):  # --record: a cassette dir and a gateway to record
-        from holon_core.cassette.admit import record_problem
+        from holon_core.cassette.admit import record_problem, record_target
 
         refused = record_problem(env, api, found.engine.name)
         if refused is not None:
             found.refuse("record", refused)
+        else:
+            found.passed("record", f"the run's cassette goes to {record_target(env)}")
     if env.get("HOLON_CASSETTE"):  # --cassette: a cassette of this engine, and a gateway
-        from holon_core.cassette.replay_admit import replay_problem
+        _replay(found, env)
 
-        unreplayable = replay_problem(env, api, found.engine.name)
-        if unreplayable is not None:
-            found.refuse("cassette", unreplayable)
+
+def _replay(found: Admission, env: Mapping[str, str]) -> None:
+    from holon_core.cassette.replay_admit import admit_replay
+
+    assert found.engine is not None
+    try:
+        loaded = admit_replay(env, found.engine.model_api, found.engine.name)
+    except HolonError as exc:
+        found.refuse("cassette", exc)
+        return
+    if loaded is not None:
+        cassette, mode = loaded
+        found.passed(
+            "cassette", f"{cassette.root}: {len(cassette.calls)} recorded calls, {mode} replay"
+        )
 
 
 def _priced(found: Admission, env: Mapping[str, str], model: str | None) -> None:

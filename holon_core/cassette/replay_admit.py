@@ -1,10 +1,10 @@
 """``HOLON_CASSETTE`` (``--cassette``) checked before the engine starts: the one check the
 run and ``holon-agent --probe`` share, so a green probe is never followed by a refused replay.
 
-The admission (:mod:`holon_core.agent.admission`) calls :func:`replay_problem`; the run's
-replay (:mod:`holon_core.agent.replay_cassette`) loads through :func:`admit_replay`, the same
-checks. The cassette is read whole (pydantic) only when the variable is set, so a probe
-without it pays nothing.
+The admission (:mod:`holon_core.agent.admission`) and the run's replay
+(:mod:`holon_core.agent.replay_cassette`) both load through :func:`admit_replay`. The
+cassette is read whole (pydantic) only when the variable is set, so a probe without it pays
+nothing.
 """
 
 from __future__ import annotations
@@ -121,15 +121,6 @@ def missing_bodies(cassette: Cassette) -> list[str]:
         wanted += [event.sha256 for event in call.events or () if event.sha256]
     store = cassette.root / BODIES_DIR
     return [d for d in dict.fromkeys(wanted) if not (store / d).is_file()]
-
-
-def replay_problem(env: Mapping[str, str], model_api: str | None, engine: str) -> HolonError | None:
-    """What stops ``HOLON_CASSETTE`` before the engine starts, or None."""
-    try:
-        admit_replay(env, model_api, engine)
-    except HolonError as exc:
-        return exc
-    return None
 
 
 def no_gateway(why: str) -> ReplayRefused:

@@ -18,3 +18,24 @@ def test_a_file_given_as_the_cassette_is_named_as_not_a_directory(tmp_path: Path
         f"--cassette (HOLON_CASSETTE) names {given}, which is not a directory "
         "(give the directory --record wrote)"
     )
+
+
+def test_the_probe_says_which_cassette_it_checked(tmp_path: Path) -> None:
+    from tests.refusal_cases import cassette
+
+    task = make_task(tmp_path / "t", replay=[{"say": "done"}])
+    root = cassette(tmp_path)
+    env = {"HOLON_CASSETTE_MODE": "lenient"}
+    result = run_agent(task, "claude", env=env, args=["--cassette", str(root), "--probe"])
+    assert result.exit_code == 0, result.stderr
+    assert f"probe ok   cassette: {root}: 0 recorded calls, lenient replay" in result.stderr
+
+
+def test_the_probe_says_where_the_cassette_goes(tmp_path: Path) -> None:
+    task = make_task(tmp_path / "t", replay=[{"say": "done"}])
+    target = tmp_path / "rec"
+    env = {"ANTHROPIC_API_KEY": "sk-ant-test-probe-0009"}
+    result = run_agent(task, "claude", env=env, args=["--record", str(target), "--probe"])
+    assert result.exit_code == 0, result.stderr
+    assert f"probe ok   record: the run's cassette goes to {target}" in result.stderr
+    assert not target.exists()
