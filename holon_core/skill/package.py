@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -305,22 +305,3 @@ def package_digest(files: Mapping[str, Path]) -> str:
         inner = hashlib.sha256(files[rel].read_bytes()).hexdigest()
         outer.update(f"{inner}  {rel}\n".encode())
     return outer.hexdigest()
-
-
-def find_named_skill(ref: str, search_dirs: Iterable[Path]) -> Path:
-    dirs = list(search_dirs)
-    for base in dirs:
-        candidate = base / ref
-        if (candidate / "SKILL.md").is_file():
-            return candidate
-    available = sorted(
-        p.name
-        for base in dirs
-        if base.is_dir()
-        for p in base.iterdir()
-        if (p / "SKILL.md").exists()
-    )
-    raise SkillError(
-        f"skill {ref!r} not found",
-        hint=f"pass --skill DIR, or use one of: {', '.join(available) or 'none installed'}",
-    )
