@@ -125,16 +125,26 @@ def load_batch(path: Path) -> BatchRecord:
 
 
 def cell_output_dir(results_dir: Path, row: dict[str, Any]) -> Path | None:
-    """Where a batch cell's record is: its run dir's output dir, when inside the results."""
-    run_dir = row.get("run_dir")
+    """Where a batch cell's record is: its run dir's output dir. ``results.jsonl`` names the
+    run dir the cell had; in a copied or moved results dir that is someone else's, so the
+    cell's own ``cells/<cell>/<run dir>`` comes first."""
+    run_dir, cell = row.get("run_dir"), row.get("cell")
     if not isinstance(run_dir, str) or not run_dir:
         return None
     path = Path(run_dir)
     if not path.is_absolute():
         path = results_dir / path
+    elif _plain_name(cell) and _plain_name(path.name):
+        own = results_dir / "cells" / str(cell) / path.name
+        path = own if own.is_dir() else path
     if not path.is_dir():
         return None
     return _output_dir(path, read_json(path / RUN_RECORD))
+
+
+def _plain_name(name: object) -> bool:
+    """One path component (no separator, not ``.`` or ``..``)."""
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name
 
 
 def _output_dir(run_dir: Path, verdict: dict[str, Any] | None) -> Path:

@@ -33,3 +33,25 @@ def test_a_copied_run_dir_is_reported_from_and_into_the_copy(tmp_path: Path) -> 
     assert done.stdout.strip() == str(page)
     assert "only-in-the-copy-7731" in page.read_text(encoding="utf-8")
     assert not (original / "output" / "report.html").exists()
+
+
+def test_a_copied_batch_results_dir_is_reported_from_and_into_the_copy(tmp_path: Path) -> None:
+    from tests.batch import kit as batch_kit
+
+    root = tmp_path / "job"
+    tasks = batch_kit.replay_tasks(root, 1, batch_kit.REPLAY_STEPS)
+    job = batch_kit.write_job(root, tasks, ["replay"])
+    done = batch_kit.run_batch(job, "--no-report", "--quiet")
+    assert done.returncode == 0, done.stderr
+    original = root / "job.results"
+    copy = tmp_path / "kept" / "job.results"
+    shutil.copytree(original, copy, symlinks=True)
+
+    ran = holon_report(tmp_path, copy)
+
+    assert ran.returncode == 0, ran.stderr
+    assert sorted(original.rglob("report.html")) == []
+    (cell_page,) = sorted((copy / "cells").rglob("report.html"))
+    assert cell_page.parent.name == "output"
+    page = (copy / "report.html").read_text(encoding="utf-8")
+    assert str(cell_page.relative_to(copy)) in page
