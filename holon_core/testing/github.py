@@ -134,7 +134,7 @@ class FakeGitHub:
         return issue
 
     def add_comment(self, full_name: str, number: int, body: str, login: str = "reporter") -> Json:
-        return self._new_comment(full_name, number, body, login)
+        return self.new_comment(full_name, number, body, login)
 
     def add_pull(
         self,
@@ -148,7 +148,7 @@ class FakeGitHub:
         diff: str = "",
     ) -> Json:
         repo = self.repo(full_name)
-        pull = self._pull_json(full_name, number, title, head=head, base=base, sha=head_sha)
+        pull = self.pull_json(full_name, number, title, head=head, base=base, sha=head_sha)
         repo.pulls[number] = pull
         repo.issues[number] = {
             "number": number,
@@ -220,8 +220,8 @@ class FakeGitHub:
         key = (full_name, number)
         return [c for c in self.comments.values() if (c["repo"], c["issue_number"]) == key]
 
-    # -- helpers used by the handler ---------------------------------------------------------
-    def _pull_json(
+    # -- helpers the routes (github_routes.py) use ------------------------------------------
+    def pull_json(
         self, full_name: str, number: int, title: str, *, head: str, base: str, sha: str
     ) -> Json:
         owner = full_name.split("/", maxsplit=1)[0]
@@ -237,7 +237,7 @@ class FakeGitHub:
             "user": {"login": self.login},
         }
 
-    def _new_comment(self, full_name: str, number: int, body: str, login: str) -> Json:
+    def new_comment(self, full_name: str, number: int, body: str, login: str) -> Json:
         comment: Json = {
             "id": next(self._ids),
             "body": body,
@@ -259,8 +259,13 @@ class FakeGitHub:
                 return failure
         return None
 
-    def _next_number(self, repo: _Repo) -> int:
+    def next_number(self, repo: _Repo) -> int:
+        """The number GitHub gives a new issue or pull request (they share one sequence)."""
         return max([0, *repo.issues, *repo.pulls]) + 1
+
+    def new_id(self) -> int:
+        """A new comment's or review's id (one sequence across the server, as GitHub's)."""
+        return next(self._ids)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -84,7 +84,7 @@ def _list_comments(r: _Req) -> tuple[int, Any]:
 def _add_comment(r: _Req) -> tuple[int, Any]:
     _get_issue(r)
     text = r.field("body")["body"]
-    return 201, _public(r.gh._new_comment(r.name, r.number, text, r.gh.login))
+    return 201, _public(r.gh.new_comment(r.name, r.number, text, r.gh.login))
 
 
 def _edit_comment(r: _Req) -> tuple[int, Any]:
@@ -113,8 +113,8 @@ def _create_pull(r: _Req) -> tuple[int, Any]:
         raise RouteError(422, f"Validation Failed: head {head!r} does not exist")
     if any(pr["head"]["ref"] == head and pr["state"] == "open" for pr in r.repo.pulls.values()):
         raise RouteError(422, f"A pull request already exists for {head}.")
-    number = r.gh._next_number(r.repo)
-    pull = r.gh._pull_json(r.name, number, data["title"], head=head, base=data["base"], sha=sha)
+    number = r.gh.next_number(r.repo)
+    pull = r.gh.pull_json(r.name, number, data["title"], head=head, base=data["base"], sha=sha)
     pull |= {"body": data.get("body") or "", "draft": bool(data.get("draft"))}
     r.repo.pulls[number] = pull
     return 201, pull
@@ -152,7 +152,7 @@ def _reply(r: _Req) -> tuple[int, Any]:
     if parent is None or (parent["repo"], parent["pull_number"]) != (r.name, r.number):
         raise RouteError(404, "Not Found")
     text = r.field("body")["body"]
-    reply = dict(parent, id=next(r.gh._ids), body=text, in_reply_to_id=parent["id"])
+    reply = dict(parent, id=r.gh.new_id(), body=text, in_reply_to_id=parent["id"])
     reply["user"] = {"login": r.gh.login}
     r.gh.review_comments[reply["id"]] = reply
     return 201, _public(reply)
