@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from holon_core.cassette.format import Cassette, RecordedCall, event_bytes
+from holon_core.cassette.format import Cassette, RecordedCall, body_bytes, event_bytes
 from holon_core.cassette.match import Candidate, Match, Matcher
 from holon_core.cassette.mismatch import Mismatch
 from holon_core.cassette.normalize import PathMap
@@ -100,7 +100,7 @@ class ReplaySession:
             method=call.method,
             path=call.path,
             query=call.query,
-            body=self.cassette.request_json(call),
+            body=_request_value(body_bytes(call.request, self.cassette.store)),
             paths=self.recorded_paths,
         )
         return Candidate(call.seq, shape, call.status, call.error)
@@ -125,7 +125,7 @@ class ReplaySession:
             method=method,
             path=path,
             query=query,
-            body=_json_or_none(body),
+            body=_request_value(body),
             paths=self.replay_paths,
         )
         match = self.matcher.match(request)
@@ -205,15 +205,22 @@ def _error(api: str, status: int, message: str) -> Answer:
     return Answer(status, headers, [error_body(api, status, message)])
 
 
-def _json_or_none(body: bytes) -> object:
+def _request_value(body: bytes) -> object:
+    """A request body as matching compares it: its JSON, else its text; a gzip-compressed
+    body (an engine may compress its requests) is read uncompressed."""
+    import contextlib
+    import gzip
     import json
 
+    if body[:2] == b"\x1f\x8b":
+        with contextlib.suppress(OSError, EOFError):
+            body = gzip.decompress(body)
     if not body:
         return None
     try:
         value: object = json.loads(body)
     except ValueError:
-        return None
+        return body.decode("utf-8", "replace")
     return value
 
 
