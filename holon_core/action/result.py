@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from holon_core.untrusted.files import read_regular
-from holon_core.untrusted.json_files import obj, read_json_object
+from holon_core.untrusted.json_files import integer, number, obj, read_json_object
 
 _MANIFEST_CAP = 8 * 1024 * 1024
 _PATCH_CAP = 8 * 1024 * 1024
@@ -97,17 +97,14 @@ def _figures(result: RunResult, meta: dict[str, Any]) -> None:
     engine = obj(meta.get("engine"))
     result.engine, result.model = _text(engine.get("name")), _text(engine.get("model"))
     cost = obj(meta.get("cost"))
-    if isinstance(cost.get("usd"), int | float) and not isinstance(cost.get("usd"), bool):
-        result.cost_usd = float(cost["usd"])
+    result.cost_usd = number(cost.get("usd"))
     result.cost_source = _text(cost.get("source"))
     usage = obj(meta.get("usage"))
-    counts = [usage.get("input_tokens"), usage.get("output_tokens")]
-    if isinstance(usage.get("total_tokens"), int):
-        result.tokens = usage["total_tokens"]
-    elif all(isinstance(c, int) for c in counts):
-        result.tokens = sum(c for c in counts if isinstance(c, int))
-    if isinstance(meta.get("files_changed"), int):
-        result.files_changed = meta["files_changed"]
+    given, made = integer(usage.get("input_tokens")), integer(usage.get("output_tokens"))
+    result.tokens = integer(usage.get("total_tokens"))
+    if result.tokens is None and given is not None and made is not None:
+        result.tokens = given + made
+    result.files_changed = integer(meta.get("files_changed"))
 
 
 def _pull_request(published: dict[str, Any] | None) -> str | None:

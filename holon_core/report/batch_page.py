@@ -20,7 +20,7 @@ from holon_core.report.load import BatchRecord
 from holon_core.report.markup import Markup, href, join, tag
 from holon_core.report.page import document
 from holon_core.report.run_page import OUTCOMES
-from holon_core.untrusted.json_files import obj
+from holon_core.untrusted.json_files import integer, obj
 
 
 def render(batch: BatchRecord, report_dir: Path, pages: Mapping[str, Path]) -> str:
@@ -50,26 +50,22 @@ def _result(row: dict[str, Any]) -> CellResult:
         text.get("task", "?"),
         text.get("engine", "?"),
         _opt_str(row.get("model")),
-        _int(row.get("attempt")) or 1,
+        integer(row.get("attempt")) or 1,
     )
     result.outcome = str(row.get("outcome") or "failure")
     result.reason = _opt_str(row.get("reason"))
     duration = row.get("duration_seconds")
     result.duration_seconds = float(duration) if isinstance(duration, int | float) else 0.0
-    result.tokens = {k: _int(v) for k, v in obj(row.get("tokens")).items()}
+    result.tokens = {k: integer(v) for k, v in obj(row.get("tokens")).items()}
     cost = row.get("cost_usd")
     result.cost_usd = float(cost) if isinstance(cost, int | float) else None
-    result.files_changed = _int(row.get("files_changed"))
+    result.files_changed = integer(row.get("files_changed"))
     result.error = _opt_str(row.get("error"))
     return result
 
 
 def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _charts(results: list[CellResult]) -> Markup | None:

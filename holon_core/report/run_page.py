@@ -16,7 +16,7 @@ from holon_core.report.explain import explain
 from holon_core.report.load import RunRecord
 from holon_core.report.markup import Markup, join, tag
 from holon_core.report.page import document
-from holon_core.untrusted.json_files import obj, objects
+from holon_core.untrusted.json_files import integer, obj, objects
 
 OUTCOMES = ("success", "failure", "needs_human")
 _GOAL_SHOWN = 600
@@ -220,7 +220,8 @@ def _list(title: str, items: list[str]) -> Markup | None:
 
 
 def _count(value: Any) -> str:
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else "-"
+    count = integer(value)
+    return "-" if count is None else f"{count:,}"
 
 
 def _strings(value: Any) -> list[str]:

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from holon_core.untrusted.json_files import obj
+from holon_core.untrusted.json_files import integer, obj
 
 #: Steps shown; the rest is counted and left to evidence/events.ndjson.
 MAX_STEPS = 2_000
@@ -52,7 +52,7 @@ class ToolStep:
         code = (self.result or {}).get("exit_code")
         if code is None:
             code = self.call.get("exit_code")
-        return code if isinstance(code, int) and not isinstance(code, bool) else None
+        return integer(code)
 
     @property
     def output(self) -> str:

@@ -32,7 +32,7 @@ from opentelemetry.semconv.attributes.http_attributes import HTTP_RESPONSE_STATU
 
 from holon_core.telemetry.record import read_record
 from holon_core.telemetry.setting import TraceContext, random_id
-from holon_core.untrusted.json_files import obj
+from holon_core.untrusted.json_files import number, obj
 
 Attributes = dict[str, str | int | float | bool]
 
@@ -119,7 +119,7 @@ def chat_span(
     end = _iso_ns(call.get("time"))
     if call.get("kind") != "model" or end is None:
         return None
-    total_ms = _number(obj(call.get("latency_ms")).get("total"))
+    total_ms = number(obj(call.get("latency_ms")).get("total")) or 0.0
     api = str(call.get("api"))
     operation = OPERATIONS.get(api, Operation.CHAT.value)
     model = call.get("model")
@@ -152,7 +152,7 @@ def tool_spans(
     calls: dict[str, SpanData] = {}
     spans: list[SpanData] = []
     for event in events:
-        at = start_ns + int(_number(event.get("ts")) * 1e9)
+        at = start_ns + int((number(event.get("ts")) or 0.0) * 1e9)
         tool_id = event.get("tool_id")
         if event.get("type") == "tool_call":
             tool = str(event.get("tool") or "tool")
@@ -239,13 +239,6 @@ def _put(attrs: Attributes, key: str, value: Any) -> None:
     """Set an attribute when the record has a plain value for it."""
     if isinstance(value, (str, bool, int, float)) and value != "":
         attrs[key] = value
-
-
-def _number(value: Any) -> float:
-    """A record's number (seconds, milliseconds); 0 when it is absent or not a number."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0.0
-    return float(value)
 
 
 def _iso_ns(value: Any) -> int | None:

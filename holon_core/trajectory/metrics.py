@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from holon_core.untrusted.json_files import obj
+from holon_core.untrusted.json_files import integer, number, obj
 
 
 def answered_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -35,14 +35,14 @@ def call_metrics(call: dict[str, Any]) -> dict[str, Any]:
     """One model call's record as an ATIF step's ``metrics``."""
     usage = call["usage"]
     metrics: dict[str, Any] = {
-        "prompt_tokens": _int(usage.get("input_tokens")),
-        "completion_tokens": _int(usage.get("output_tokens")),
-        "cached_tokens": _int(usage.get("cache_read_tokens")),
+        "prompt_tokens": integer(usage.get("input_tokens")),
+        "completion_tokens": integer(usage.get("output_tokens")),
+        "cached_tokens": integer(usage.get("cache_read_tokens")),
     }
     if isinstance(call.get("cost_usd"), int | float):
         metrics["cost_usd"] = float(call["cost_usd"])
     extra = {
-        "cache_write_tokens": _int(usage.get("cache_write_tokens")),
+        "cache_write_tokens": integer(usage.get("cache_write_tokens")),
         "latency_ms": call.get("latency_ms"),
         "time": call.get("time"),
     }
@@ -76,27 +76,17 @@ def final_metrics(meta: dict[str, Any], total_steps: int) -> dict[str, Any]:
     """``final_metrics`` from the manifest's usage and cost (absent figures stay absent)."""
     usage, cost = obj(meta.get("usage")), obj(meta.get("cost"))
     out: dict[str, Any] = {
-        "total_prompt_tokens": _int(usage.get("input_tokens")),
-        "total_completion_tokens": _int(usage.get("output_tokens")),
-        "total_cached_tokens": _int(usage.get("cache_read_tokens")),
-        "total_cost_usd": _float(cost.get("usd")),
+        "total_prompt_tokens": integer(usage.get("input_tokens")),
+        "total_completion_tokens": integer(usage.get("output_tokens")),
+        "total_cached_tokens": integer(usage.get("cache_read_tokens")),
+        "total_cost_usd": number(cost.get("usd")),
         "total_steps": total_steps,
     }
     extra = {
         "source": usage.get("source") or ("engine" if usage else None),
         "cost_source": cost.get("source"),
-        "model_calls": _int(usage.get("model_calls")),
-        "cache_write_tokens": _int(usage.get("cache_write_tokens")),
+        "model_calls": integer(usage.get("model_calls")),
+        "cache_write_tokens": integer(usage.get("cache_write_tokens")),
     }
     out["extra"] = {k: v for k, v in extra.items() if v is not None}
     return {k: v for k, v in out.items() if v not in (None, {})}
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _float(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)

@@ -28,6 +28,16 @@ def objects(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def integer(value: Any) -> int | None:
+    """``value`` when it is a JSON integer; None otherwise (``true`` is not a count)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def number(value: Any) -> float | None:
+    """``value`` as a float when it is a JSON number; None otherwise (``true`` included)."""
+    return None if isinstance(value, bool) or not isinstance(value, int | float) else float(value)
+
+
 def json_object(text: str | bytes) -> dict[str, Any] | None:
     """The JSON object ``text`` holds; None when it is not JSON, too deep, or not an object."""
     try:

@@ -180,3 +180,15 @@ def test_a_step_file_that_cannot_be_written_is_an_error_naming_it(tmp_path):
     assert step.exit_code == 1
     assert "Traceback" not in step.stderr
     assert f"GITHUB_OUTPUT ({tmp_path}) cannot be written" in step.stderr
+
+
+def test_true_is_not_a_count(tmp_path):
+    """JSON's true is a Python int: a manifest's ``total_tokens: true`` is no token count, and
+    the step's tokens come from the input and output counts instead."""
+    from holon_core.action.result import read_result
+
+    usage = {"total_tokens": True, "input_tokens": 3, "output_tokens": 4}
+    manifest = {"outcome": "success", "metadata": {"usage": usage, "files_changed": True}}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    result = read_result(tmp_path, 0)
+    assert result.tokens == 7 and result.files_changed is None
