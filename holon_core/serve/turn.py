@@ -170,8 +170,9 @@ def _run_pipeline(session: Session, turn: Turn, stream: TurnStream) -> tuple[Dec
         if turn.request.earlier_attachments:
             attachments.write_all(turn.request.earlier_attachments, folder, allow_fetch=False)
             _name_earlier_files(turn)
-        if turn.history:
-            write_atomic(turn.output_dir / "transcript.md", turn.history + "\n", durable=False)
+        if turn.history or turn.fallback_history:
+            text = turn.history or turn.fallback_history
+            write_atomic(turn.output_dir / "transcript.md", text + "\n", durable=False)
         files = attachments.write_all(
             turn.request.attachments, folder, allow_fetch=session.allow_fetch
         )

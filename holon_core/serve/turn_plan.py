@@ -53,6 +53,9 @@ class Turn:
     model: ModelChoice = field(default_factory=lambda: ModelChoice(None))
     resume_session: str | None = None
     history: str = ""
+    #: A native resume's transcript of the earlier turns, written as ``transcript.md`` for
+    #: an adapter whose engine turns out unable to continue its session (ACP's fallback).
+    fallback_history: str = ""
     earlier_turns: int = 0
     created_at: int = field(default_factory=lambda: int(time.time()))
     cancel: threading.Event = field(default_factory=threading.Event)
@@ -161,11 +164,12 @@ def decide_continuation(session: Session, turn: Turn, previous: dict[str, Any]) 
     if turn.isolated:
         turn.workspace_source = _isolated_source(session, previous)
     engine_session = previous.get("engine_session_id")
+    chain = session.store.chain(turn.request.previous_response_id or "")
     if session.engine.capabilities.resume and isinstance(engine_session, str):
         turn.continuation, turn.resume_session = "native", engine_session
         turn.earlier_turns, turn.history = 0, ""
+        turn.fallback_history = render_transcript(chain)
     else:
-        chain = session.store.chain(turn.request.previous_response_id or "")
         turn.continuation, turn.resume_session = "transcript", None
         turn.earlier_turns, turn.history = len(chain), render_transcript(chain)
 

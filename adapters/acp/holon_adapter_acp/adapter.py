@@ -48,7 +48,9 @@ class AcpAdapter(EngineAdapter):
 
     name: ClassVar[str] = "acp"
     distribution: ClassVar[str | None] = "holon-adapter-acp"
-    capabilities: ClassVar[Capabilities] = Capabilities(needs_credentials=False)
+    #: ``resume``: the bridge continues the agent's session where ``initialize`` offers it,
+    #: and falls back to the transcript where not (``resume.py``).
+    capabilities: ClassVar[Capabilities] = Capabilities(needs_credentials=False, resume=True)
 
     def agent_argv(self, run: RunContext) -> tuple[list[str], dict[str, str]]:
         """The agent's command line and environment (the generic engine: from the user)."""
@@ -90,7 +92,8 @@ class AcpAdapter(EngineAdapter):
         if run.env.get(POLICY_ENV):
             env[POLICY_ENV] = run.env[POLICY_ENV]
         bridge = [sys.executable, "-m", "holon_adapter_acp.bridge", "--cwd", str(run.workspace)]
-        bridge += ["--cancel-grace", str(CANCEL_GRACE), *self.bridge_options(run), "--", *argv]
+        bridge += ["--cancel-grace", str(CANCEL_GRACE), *self.bridge_options(run)]
+        bridge += [*resume_options(run), "--", *argv]
         stdin = self.prompt_text(run).encode("utf-8")
         return LaunchPlan(bridge, env, run.workspace, stdin=stdin, grace_seconds=CANCEL_GRACE + 3)
 
@@ -129,8 +132,18 @@ class AcpAdapter(EngineAdapter):
             "permissions",
             "plan",
             "acp_usage",
+            "resume",
         )
         return {"acp": {key: report.extra[key] for key in keys if report.extra.get(key)}}
+
+
+def resume_options(run: RunContext) -> list[str]:
+    """``--resume`` with the agent session serve continues, and ``--fallback``: serve's
+    transcript of the earlier turns (``transcript.md`` in the turn's output dir), sent in a
+    new session if the agent cannot continue it (``resume.py``)."""
+    if not run.resume_session:
+        return []
+    return ["--resume", run.resume_session, "--fallback", str(run.output_dir / "transcript.md")]
 
 
 def generic_adapter(env: Mapping[str, str]) -> AcpAdapter:
@@ -143,7 +156,7 @@ def generic_adapter(env: Mapping[str, str]) -> AcpAdapter:
     api, base_url_env = endpoint_settings(env)
     attrs = {
         "credential_env": names,
-        "capabilities": Capabilities(needs_credentials=bool(names)),
+        "capabilities": Capabilities(needs_credentials=bool(names), resume=True),
         "model_api": api,
         "base_url_env": base_url_env,
         "passthrough_env": (base_url_env,) if base_url_env else (),

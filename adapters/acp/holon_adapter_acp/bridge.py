@@ -12,7 +12,12 @@ agent ``--cancel-grace`` seconds to answer the prompt ``cancelled``, then stops 
 status: 0 when the prompt was answered, 1 on an error, 143 when stopped, 127 when the agent
 could not be started.
 
-Usage: ``python -m holon_adapter_acp.bridge --cwd DIR [--auth ID] [--mode ID] -- AGENT ARGS...``
+With ``--resume ID`` (serve mode) the bridge continues that agent session instead of
+``session/new`` (``resume.py``), and sends the ``--fallback`` transcript before the prompt in
+a new session when the agent cannot.
+
+Usage: ``python -m holon_adapter_acp.bridge --cwd DIR [--auth ID] [--mode ID]
+[--resume ID --fallback FILE] -- AGENT ARGS...``
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from holon_adapter_acp.policy import policy_from
+from holon_adapter_acp.resume import continue_method, continue_session, with_transcript
 from holon_adapter_acp.wire import LineWriter
 
 if TYPE_CHECKING:
@@ -53,6 +59,10 @@ class BridgeConfig:
     cancel_grace: float = 2.0
     #: Send the prompt as an embedded resource, not text (see ``prompt_blocks``).
     prompt_resource: bool = False
+    #: The agent's session to continue (serve mode), and the transcript sent before the
+    #: prompt in a new session when the agent cannot continue it (``resume.py``).
+    resume: str | None = None
+    fallback: str | None = None
 
 
 def parse_args(argv: list[str]) -> BridgeConfig:
@@ -62,13 +72,24 @@ def parse_args(argv: list[str]) -> BridgeConfig:
     parser.add_argument("--mode", help="session/set_mode to this mode id after session/new")
     parser.add_argument("--cancel-grace", type=float, default=2.0)
     parser.add_argument("--prompt-resource", action="store_true")
+    parser.add_argument("--resume", help="continue this agent session (session/resume or load)")
+    parser.add_argument("--fallback", help="file: the transcript to send if it cannot")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no agent command after --")
     cwd = str(Path(args.cwd).absolute())
-    return BridgeConfig(command, cwd, args.auth, args.mode, args.cancel_grace, args.prompt_resource)
+    return BridgeConfig(
+        command,
+        cwd,
+        args.auth,
+        args.mode,
+        args.cancel_grace,
+        args.prompt_resource,
+        args.resume,
+        args.fallback,
+    )
 
 
 class _ShortErrors(logging.Formatter):
@@ -105,8 +126,10 @@ def _request_error(exc: BaseException) -> dict[str, Any]:
 class Conversation:
     """One prompt turn with one agent, from ``initialize`` to the prompt's answer."""
 
-    def __init__(self, conn: ClientSideConnection, proc: Process, out: LineWriter) -> None:
-        self.conn, self.proc, self.out = conn, proc, out
+    def __init__(
+        self, conn: ClientSideConnection, proc: Process, out: LineWriter, client: HeadlessClient
+    ) -> None:
+        self.conn, self.proc, self.out, self.client = conn, proc, out, client
         self.session_id: str | None = None
         self.stage = "initialize"
         #: Set when the bridge was told to stop: the agent's end is then the bridge's doing.
@@ -114,7 +137,8 @@ class Conversation:
 
     async def run(self, cfg: BridgeConfig, prompt: str) -> int:
         try:
-            await self._open(cfg)
+            if not await self._open(cfg):
+                prompt = with_transcript(cfg.fallback, prompt)
             self.stage = "session/prompt"
             session_id = self.session_id or ""
             blocks = prompt_blocks(prompt, as_resource=cfg.prompt_resource)
@@ -130,7 +154,8 @@ class Conversation:
         self.out.emit("stop", stop_reason=str(answer.stop_reason), meta=meta)
         return 0
 
-    async def _open(self, cfg: BridgeConfig) -> None:
+    async def _open(self, cfg: BridgeConfig) -> bool:
+        """Initialize and open the session; False when a session to resume was not resumed."""
         from acp import PROTOCOL_VERSION
         from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementation
 
@@ -148,19 +173,29 @@ class Conversation:
             agent={"name": agent.name, "version": agent.version} if agent else None,
             auth_methods=[method.id for method in init.auth_methods or []],
             load_session=bool(init.agent_capabilities and init.agent_capabilities.load_session),
+            continues=continue_method(init.agent_capabilities),
         )
         if cfg.auth:
             self.stage = "authenticate"
             await self.conn.authenticate(method_id=cfg.auth)
-        self.stage = "session/new"
-        session = await self.conn.new_session(cwd=cfg.cwd, mcp_servers=[])
-        self.session_id = session.session_id
-        models = getattr(session, "models", None)
-        current = getattr(models, "current_model_id", None) if models is not None else None
-        self.out.emit("session", session_id=session.session_id, model=current)
+        resumed = False
+        if cfg.resume:
+            resumed = await continue_session(self, cfg, continue_method(init.agent_capabilities))
+        if not resumed:
+            self.stage = "session/new"
+            session = await self.conn.new_session(cwd=cfg.cwd, mcp_servers=[])
+            self.session_id = session.session_id
+            self.emit_session(session, resumed=False)
         if cfg.mode:
             self.stage = "session/set_mode"
-            await self.conn.set_session_mode(session_id=session.session_id, mode_id=cfg.mode)
+            await self.conn.set_session_mode(session_id=self.session_id or "", mode_id=cfg.mode)
+        return resumed or not cfg.resume
+
+    def emit_session(self, session: Any, *, resumed: bool) -> None:
+        """The session line: its id (the one serve resumes next), model, and whether resumed."""
+        models = getattr(session, "models", None)
+        current = getattr(models, "current_model_id", None) if models is not None else None
+        self.out.emit("session", session_id=self.session_id, model=current, resumed=resumed)
 
     async def _agent_gone(self) -> int:
         with contextlib.suppress(TimeoutError):
@@ -224,7 +259,8 @@ async def converse(cfg: BridgeConfig, prompt: str, out: LineWriter) -> int:
         cast("Client", client), proc.stdin, proc.stdout, observers=[client.observe]
     )
     try:
-        return await _supervise(Conversation(conn, proc, out), client, cfg, prompt, stop)
+        talk = Conversation(conn, proc, out, client)
+        return await _supervise(talk, client, cfg, prompt, stop)
     finally:
         await conn.close()
         await _close_agent(proc)

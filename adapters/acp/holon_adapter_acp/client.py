@@ -35,6 +35,10 @@ class HeadlessClient:
         self._policy = policy
         #: Set once ``session/cancel`` was sent: every permission is then answered cancelled.
         self.cancelled = False
+        #: Set while ``session/load`` replays the earlier conversation: those updates are
+        #: the agent's history, not this turn's events, so they are counted and not written.
+        self.replaying = False
+        self.replayed = 0
 
     def observe(self, event: StreamEvent) -> None:
         """Record what arrives from the agent, in the order it arrives."""
@@ -47,7 +51,9 @@ class HeadlessClient:
         found = message.get("params")
         params: dict[str, Any] = found if isinstance(found, dict) else {}
         if "id" not in message:
-            if method == "session/update" and isinstance(params.get("update"), dict):
+            if method == "session/update" and self.replaying:
+                self.replayed += 1
+            elif method == "session/update" and isinstance(params.get("update"), dict):
                 self._out.emit("update", update=params["update"])
             return
         if method not in SERVED:

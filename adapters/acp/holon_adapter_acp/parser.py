@@ -72,12 +72,26 @@ class AcpParser(JsonLinesParser):
         self.report.session_id = session_id if isinstance(session_id, str) else None
         if raw.get("model"):
             self.report.model = str(raw["model"])
-        return [
-            Event(
-                type="session",
-                data={"session_id": raw.get("session_id"), "model": raw.get("model")},
-            )
-        ]
+        if raw.get("resumed"):
+            self.report.extra["resume"] = {"session_id": session_id, "resumed": True}
+        data = {"session_id": session_id, "model": raw.get("model"), "resumed": raw.get("resumed")}
+        return [Event(type="session", data=data)]
+
+    def _on_resume_failed(self, raw: dict[str, Any]) -> list[Event]:
+        """The agent did not continue its session: a warning, the turn goes on with serve's
+        transcript in a new session (``resume.py``)."""
+        record = {key: raw.get(key) for key in ("session_id", "method", "message")}
+        self.report.extra["resume"] = {**record, "resumed": False}
+        text = (
+            f"warning: the agent did not continue session {raw.get('session_id')!r} "
+            f"({raw.get('method') or 'no resume or load offered'}: {raw.get('message')}); "
+            "a new session was given the transcript of the earlier turns"
+        )
+        return [Event(type="note", text=text, data=record)]
+
+    def _on_replayed(self, raw: dict[str, Any]) -> list[Event]:
+        text = f"{raw.get('method')} replayed {raw.get('updates')} updates of the earlier turns"
+        return [Event(type="note", text=text, data=raw)]
 
     def _on_unanswerable(self, raw: dict[str, Any]) -> list[Event]:
         method = str(raw.get("method"))

@@ -121,6 +121,7 @@ class GeminiProfile(ProfileAdapter):
         max_steps=True,
         model_selection=True,
         session_id=True,
+        resume=True,
         usage_reporting=True,
         needs_credentials=True,
     )
@@ -147,6 +148,7 @@ class OpenCodeProfile(ProfileAdapter):
         max_steps=True,
         model_selection=True,
         session_id=True,
+        resume=True,
         needs_credentials=True,
     )
     credential_env: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
@@ -191,7 +193,11 @@ class ClaudeProfile(ProfileAdapter):
         pins=PINS / "acp-claude",
     )
     capabilities: ClassVar[Capabilities] = Capabilities(
-        native_skills=True, model_selection=True, session_id=True, needs_credentials=True
+        native_skills=True,
+        model_selection=True,
+        session_id=True,
+        resume=True,
+        needs_credentials=True,
     )
     credential_env: ClassVar[tuple[str, ...]] = (
         "ANTHROPIC_API_KEY",
@@ -241,7 +247,11 @@ class CodexProfile(ProfileAdapter):
         pins=PINS / "acp-codex",
     )
     capabilities: ClassVar[Capabilities] = Capabilities(
-        native_skills=True, model_selection=True, session_id=True, needs_credentials=True
+        native_skills=True,
+        model_selection=True,
+        session_id=True,
+        resume=True,
+        needs_credentials=True,
     )
     credential_env: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY", "CODEX_API_KEY")
     passthrough_env: ClassVar[tuple[str, ...]] = ("OPENAI_BASE_URL",)

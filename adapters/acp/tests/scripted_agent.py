@@ -15,6 +15,10 @@ the parser make of it. Behaviours:
 ``show-env``              runs ``printenv MY_AGENT_TOKEN`` and ``printenv NOT_PASSED``
 ``meta-error-end-turn``   reports a model error it will not retry in ``_meta`` (as codex-acp
                           does), shows it as text and answers end_turn
+``echo``                  answers with the prompt's text (offers no session/load)
+``echo-load``             the same, offers session/load and loads any session it made, after
+                          replaying an earlier message as session/load does
+``echo-load-fails``       the same, offers session/load and fails it
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from acp import (
     InitializeResponse,
+    LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
     RequestError,
@@ -56,6 +61,7 @@ class ScriptedAgent:
         self.behaviour = behaviour
         self.cwd = Path.cwd()
         self.conn: Any = None
+        self.prompt_text = ""
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -63,13 +69,20 @@ class ScriptedAgent:
     async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
         return InitializeResponse(
             protocol_version=protocol_version,
-            agent_capabilities=AgentCapabilities(load_session=False),
+            agent_capabilities=AgentCapabilities(load_session=self.behaviour.startswith("echo-")),
             agent_info=Implementation(name="scripted-agent", version="0.0.1"),
         )
 
     async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
         self.cwd = Path(cwd)
         return NewSessionResponse(session_id=f"scripted-{uuid.uuid4().hex[:8]}")
+
+    async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
+        if self.behaviour == "echo-load-fails" or not session_id.startswith("scripted-"):
+            raise RequestError(-32603, f"session {session_id} not found")
+        self.cwd = Path(cwd)
+        await self.say(session_id, "REPLAYED-EARLIER-MESSAGE")
+        return LoadSessionResponse()
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         """Ignored on purpose by the behaviours that test a stuck agent."""
@@ -78,7 +91,9 @@ class ScriptedAgent:
         await self.conn.session_update(session_id, update_agent_message_text(text))
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
-        turn = getattr(self, "turn_" + self.behaviour.replace("-", "_"))
+        self.prompt_text = "\n".join(str(getattr(block, "text", "")) for block in prompt)
+        name = "echo" if self.behaviour.startswith("echo") else self.behaviour
+        turn = getattr(self, "turn_" + name.replace("-", "_"))
         stop: str = await turn(session_id)
         return PromptResponse(stop_reason=stop)
 
@@ -183,6 +198,10 @@ class ScriptedAgent:
         await self.run_command(session_id, "run-1", "printenv MY_AGENT_TOKEN")
         await self.run_command(session_id, "run-2", "printenv NOT_PASSED || echo absent")
         await self.say(session_id, "Shown.")
+        return "end_turn"
+
+    async def turn_echo(self, session_id: str) -> str:
+        await self.say(session_id, f"Prompt was: {self.prompt_text}")
         return "end_turn"
 
     async def turn_meta_error_end_turn(self, session_id: str) -> str:
