@@ -43,6 +43,7 @@ def cassette_info(
             adapter_version=adapter.get("version"),
         ),
         model=engine.get("model"),
+        requested_model=run.context.model if run.context is not None else None,
         api=recorder.api,
         spec=run.spec.model_dump(mode="json", exclude_none=True) if run.spec else {},
         input=input_listing(run.paths.input),

@@ -124,7 +124,12 @@ class CassetteInfo(_Model):
     created: str = Field(description="ISO 8601 UTC time the cassette was written.")
     holon_version: str
     engine: EngineRecord
-    model: str | None = None
+    model: str | None = Field(default=None, description="The model the engine reported.")
+    requested_model: str | None = Field(
+        default=None,
+        description="The model holon asked the engine for (--model, HOLON_MODEL or the spec's "
+        "engine.model); null: the engine's default. What a check replays with.",
+    )
     api: str | None = Field(default=None, description="The wire API the gateway spoke.")
     spec: dict[str, Any] = Field(description="The run's spec.yaml as data (redacted).")
     input: list[InputEntry] = Field(default_factory=list)

@@ -7,8 +7,12 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from holon_core.errors import InputError
+
+if TYPE_CHECKING:
+    from holon_core.cassette.format import CassetteInfo
 
 HELP = "replay a cassette and compare outcome, reason, diff.patch and tool calls (exit 0/1)"
 
@@ -54,7 +58,7 @@ def run_check(root: Path, args: argparse.Namespace) -> int:
             output=output if output is not None else spec.parent / "output",
             runs_dir=spec.parent / "runs",
             engine=info.engine.name,
-            model=info.model,
+            model=_model(info),
             progress=False,
             report=False,
         )
@@ -66,3 +70,11 @@ def run_check(root: Path, args: argparse.Namespace) -> int:
     result = check_cassette(root, replay, mode=args.cassette_mode)
     print(result.report())
     return 0 if result.ok else 1
+
+
+def _model(info: CassetteInfo) -> str | None:
+    """The model the recording asked for (None: the engine's default, as recorded); a
+    cassette written before ``requested_model`` existed is replayed with the one reported."""
+    if "requested_model" in info.model_fields_set:
+        return info.requested_model
+    return info.model
