@@ -8,15 +8,9 @@ from typing import Any
 
 from holon_core.errors import InputError
 from holon_core.report import run_page
-from holon_core.report.load import (
-    cell_output_dir,
-    kind_of,
-    load_batch,
-    load_run,
-    load_task,
-    obj,
-)
+from holon_core.report.load import cell_output_dir, kind_of, load_batch, load_run, load_task
 from holon_core.untrusted.files import HeldDir
+from holon_core.untrusted.json_files import obj
 
 REPORT_NAME = "report.html"
 
