@@ -111,7 +111,7 @@ def prompt_blocks(prompt: str, *, as_resource: bool) -> list[Any]:
     return [resource_block(task)]
 
 
-def _request_error(exc: BaseException) -> dict[str, Any]:
+def request_error(exc: BaseException) -> dict[str, Any]:
     from acp import RequestError
 
     if isinstance(exc, RequestError):
@@ -148,7 +148,7 @@ class Conversation:
         except Exception as exc:  # a JSON-RPC error, or an answer the schema refuses
             if self.proc.returncode is not None:
                 return await self._agent_gone()
-            self.out.emit("error", stage=self.stage, **_request_error(exc))
+            self.out.emit("error", stage=self.stage, **request_error(exc))
             return 1
         meta = answer.field_meta or None
         self.out.emit("stop", stop_reason=str(answer.stop_reason), meta=meta)

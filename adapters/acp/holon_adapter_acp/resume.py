@@ -61,7 +61,10 @@ async def continue_session(talk: Conversation, cfg: BridgeConfig, method: str | 
     except Exception as exc:  # a JSON-RPC error, or an answer the schema refuses
         if talk.proc.returncode is not None:
             raise
-        talk.out.emit("resume_failed", session_id=session_id, method=method, message=str(exc))
+        from holon_adapter_acp.bridge import request_error  # the bridge imports this module
+
+        message = request_error(exc)["message"]
+        talk.out.emit("resume_failed", session_id=session_id, method=method, message=message)
         return False
     talk.session_id = session_id
     talk.emit_session(answer, resumed=True)
