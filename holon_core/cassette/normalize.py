@@ -180,7 +180,9 @@ def normalize_body(body: Any, paths: PathMap) -> Any:
 
     def walk(value: Any, key: str | None) -> Any:
         if isinstance(value, dict):
-            out = {k: walk(v, k) for k, v in value.items() if k not in DROPPED_FIELDS}
+            # Keys in sorted order: ids are numbered in the order they are met, and a
+            # cassette may store a part with its keys sorted (format.canonical_json).
+            out = {k: walk(value[k], k) for k in sorted(value) if k not in DROPPED_FIELDS}
             return _sorted_tools(out)
         if isinstance(value, list):
             return [walk(item, key) for item in value]

@@ -191,3 +191,34 @@ def test_client_minted_ids_become_positions_keeping_their_links():
         paths=REPLAY,
     )
     assert a.lines == b.lines and a.anchor == b.anchor and a.turn == 1
+
+
+def test_ids_are_numbered_alike_whatever_the_order_of_keys():
+    """A cassette stores a large part with its keys sorted, a small one as sent: the
+    numbering of ids must not depend on which (it did: Codex's turn 2 failed to match)."""
+
+    def responses(item: dict[str, Any]) -> dict[str, Any]:
+        output = {"type": "function_call_output", "call_id": "call_1", "output": "ok"}
+        return {"model": "gpt-5.5", "input": [{"role": "user", "content": "go"}, item, output]}
+
+    sent = {"type": "function_call", "id": "fc_1", "name": "exec", "call_id": "call_1"}
+    stored = dict(sorted(sent.items()))
+    a = shape_of(
+        "openai-responses",
+        "model",
+        method="POST",
+        path="/v1/responses",
+        query="",
+        body=responses(stored),
+        paths=RECORDED,
+    )
+    b = shape_of(
+        "openai-responses",
+        "model",
+        method="POST",
+        path="/v1/responses",
+        query="",
+        body=responses(sent),
+        paths=REPLAY,
+    )
+    assert a.lines == b.lines and a.anchor == b.anchor
