@@ -64,8 +64,12 @@ def test_the_proc_scan_agrees_with_psutil_even_for_an_odd_command_name(tmp_path)
     odd.symlink_to(shutil.which("sleep") or "/bin/sleep")
     proc = subprocess.Popen([str(odd), "300"], start_new_session=True)
     try:
-        stat = scan()[proc.pid]
         real = psutil.Process(proc.pid)
+        for _ in range(500):  # until the exec is done: mid-exec the child maps no memory yet
+            if real.cmdline()[:1] == [str(odd)]:
+                break
+            time.sleep(0.01)
+        stat = scan()[proc.pid]
         assert (stat.ppid, stat.session, stat.zombie) == (os.getpid(), proc.pid, False)
         assert stat.rss_bytes > 0
         assert [p.pid for p in children_of(os.getpid())].count(proc.pid) == 1

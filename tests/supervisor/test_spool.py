@@ -167,6 +167,9 @@ def test_a_cancel_while_the_backlog_of_an_exited_engine_is_processed_ends_it_can
 
 def test_a_spool_that_cannot_be_made_fails_before_the_engine_starts(tmp_path: Path) -> None:
     plan = LaunchPlan(argv=["sleep", "30"], env=dict(os.environ), cwd=tmp_path)
+    # Only a child that appears now counts: a worker that supervised earlier tests is a
+    # subreaper, and may hold other tests' orphaned sleeps as its children.
+    before = {p.pid for p in psutil.Process().children()}
     with pytest.raises(FileNotFoundError):
         supervise(
             plan,
@@ -177,7 +180,8 @@ def test_a_spool_that_cannot_be_made_fails_before_the_engine_starts(tmp_path: Pa
             cancel=threading.Event(),
             spool_dir=str(tmp_path / "missing"),
         )
-    assert [p for p in psutil.Process().children() if p.name() == "sleep"] == []
+    started = [p for p in psutil.Process().children() if p.pid not in before]
+    assert [p for p in started if p.name() == "sleep"] == []
 
 
 def test_an_abort_the_parser_reaches_after_the_exit_still_ends_the_run_aborted(
