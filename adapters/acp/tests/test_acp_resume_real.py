@@ -11,7 +11,8 @@ is there anyway.
 gemini 0.61.0's ``session/load`` starts recording the session again before it reads it: its
 log is named by the minute it starts (``session-<YYYY-MM-DDTHH-MM>-<id8>.jsonl``), so a load in
 the minute the session began empties the log it then reads and answers "No previous sessions
-found for this project". Such a turn takes the transcript fallback; both ends are checked.
+found for this project". Such a turn takes the transcript fallback; both ends are checked
+(a turn 2 started in the next minute resumes: checked by hand, a test would wait a minute).
 """
 
 from __future__ import annotations
