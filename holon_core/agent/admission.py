@@ -49,6 +49,8 @@ class SpecFacts:
     budget: Mapping[str, Any] | None = None
     #: The spec's ``engine`` section with the adapter's own fields (``spec_problem``).
     engine_fields: Mapping[str, Any] = field(default_factory=dict)
+    #: ``constraints.network.allow``: hosts the room's egress proxy lets through.
+    network_allow: tuple[str, ...] = ()
 
     @classmethod
     def of_data(cls, data: Mapping[str, Any]) -> SpecFacts:
@@ -63,6 +65,9 @@ class SpecFacts:
             pass_env=tuple(dict.fromkeys(context.get("pass_env", ()))),
             budget=(data.get("constraints") or {}).get("budget"),
             engine_fields=dict(engine),
+            network_allow=tuple(
+                ((data.get("constraints") or {}).get("network") or {}).get("allow") or ()
+            ),
         )
 
     @classmethod
@@ -76,6 +81,7 @@ class SpecFacts:
             pass_env=tuple(spec.context.pass_env),
             budget=None if budget is None else budget.model_dump(),
             engine_fields=spec.engine.model_dump(),
+            network_allow=tuple(network.allow) if (network := spec.constraints.network) else (),
         )
 
 
@@ -143,6 +149,8 @@ def admit_engine(
         _engine(found, engine_flag, env)
     if found.engine is not None and found.facts is not None:
         _gateway(found, env, model)
+    if found.facts is not None:
+        _sandbox(found, env, found.facts.network_allow)
     if found.refusals and not keep_going:
         return found
     if on_phase is not None:
@@ -250,6 +258,18 @@ def _gateway(found: Admission, env: Mapping[str, str], model: str | None = None)
             found.passed("record", f"the run's cassette goes to {record_target(env)}")
     if env.get("HOLON_CASSETTE"):  # --cassette: a cassette of this engine, and a gateway
         _replay(found, env)
+
+
+def _sandbox(found: Admission, env: Mapping[str, str], allow: Sequence[str]) -> None:
+    """The engine's room (docs/sandbox.md): a machine that cannot build it refuses the run
+    with ``sandbox_unavailable`` and the fix, before the launch."""
+    from holon_core.sandbox.admit import sandbox_detail, sandbox_problem
+
+    problem = sandbox_problem(env, allow)
+    if problem is not None:
+        found.refuse("sandbox", problem)
+    else:
+        found.passed("sandbox", sandbox_detail(env))
 
 
 def _replay(found: Admission, env: Mapping[str, str]) -> None:

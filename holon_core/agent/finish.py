@@ -17,6 +17,7 @@ from holon_core.agent import (
     gateway_run,
     record,
     record_cassette,
+    sandbox_run,
 )
 from holon_core.agent.judge import take_back
 from holon_core.agent.output_dir import (
@@ -45,6 +46,7 @@ def finish(run: RunState, decision: Decision) -> Decision:
     ev = run.evidence
     decision = _guard_record(run, decision)
     gateway_run.stop(run)
+    sandbox_run.stop(run)
     try:
         ev.phase("manifest", outcome=decision.outcome, reason=decision.reason)
         merged = _assemble(run, decision)

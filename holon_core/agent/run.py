@@ -23,6 +23,7 @@ from holon_core.agent import (
     gateway_run,
     record_cassette,
     replay_cassette,
+    sandbox_run,
     telemetry_run,
 )
 from holon_core.agent.evidence import Evidence
@@ -141,7 +142,8 @@ def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
         record_cassette.start(run, context)  # --record: a recorder under the gateway
         replay_cassette.start(run, context)  # --cassette: answers from it under the gateway
         run.evidence.phase("launch")
-        return context, run.plugins.launch(context), run.plugins.event_parser(context)
+        plan = sandbox_run.enter(run, context, run.plugins.launch(context))  # the room
+        return context, plan, run.plugins.event_parser(context)
 
     # Until the engine exists, a stop signal interrupts whatever blocks (agent/interrupt.py).
     context, plan, parser = until_launch(run.cancel, until_plan)

@@ -8,6 +8,7 @@ ones in ``HOLON_REPLAY_PASS_ENV`` (comma-separated). It is the embedded default 
 
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -99,7 +100,7 @@ class ReplayEngine(EngineAdapter):
     def launch(self, run: RunContext) -> LaunchPlan:
         prompt_file = run.run_dir / "prompt.md"
         prompt_file.write_text(f"{run.prompt.system}\n\n{run.prompt.user}", encoding="utf-8")
-        script = replay_script_path(run.input_dir, run.env)
+        script = _in_reach(replay_script_path(run.input_dir, run.env), run)
         passed = tuple(n.strip() for n in run.env.get("HOLON_REPLAY_PASS_ENV", "").split(","))
         env = base_env(run, tuple(n for n in passed if n))
         env["HOLON_OUTPUT_DIR"] = str(run.output_dir)
@@ -123,6 +124,16 @@ class ReplayEngine(EngineAdapter):
 @hookimpl
 def holon_register_engines(register: Callable[[EngineAdapter], None]) -> None:
     register(ReplayEngine())
+
+
+def _in_reach(script: Path, run: RunContext) -> Path:
+    """A ``HOLON_REPLAY_SCRIPT`` from anywhere, copied into the run dir: the engine's room
+    mounts the run's own dirs, not the place a test or a user keeps the script."""
+    if script.is_relative_to(run.input_dir) or not script.is_file():
+        return script
+    copy = run.run_dir / "replay-script.yaml"
+    shutil.copyfile(script, copy)
+    return copy
 
 
 def _text(value: Any) -> str | None:

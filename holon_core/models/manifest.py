@@ -22,6 +22,7 @@ REASON_CODES = (
     "rate_limited",
     "budget_exceeded",
     "replay_mismatch",
+    "sandbox_unavailable",
     "engine_error",
     "engine_crashed",
     "engine_missing",

@@ -93,10 +93,21 @@ class Budget(_Open):
     max_model_calls: int | None = Field(default=None, ge=1, strict=True, description="Model calls.")
 
 
+class Network(_Open):
+    """What the engine's room may reach besides the model (docs/sandbox.md)."""
+
+    allow: list[str] = Field(
+        default_factory=list,
+        description="Hosts the room's egress proxy lets through: HOST, HOST:PORT, "
+        "*.DOMAIN[:PORT] or an IP address (added to --allow-host / HOLON_ALLOW_HOSTS).",
+    )
+
+
 class Constraints(_Open):
     timeout: str | float | None = Field(default=None, description="Wall clock, e.g. 90s or 10m.")
     max_steps: int | None = Field(default=None, ge=1)
     budget: Budget | None = None
+    network: Network | None = None
 
     @field_validator("timeout")
     @classmethod

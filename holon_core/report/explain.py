@@ -15,6 +15,8 @@ REASONS: dict[str, str] = {
     "stopped the engine and kept the work done so far.",
     "replay_mismatch": "The engine asked the model something the cassette being replayed "
     "did not record (the prompt, a skill or the engine changed); holon stopped it.",
+    "sandbox_unavailable": "This machine could not build the room the engine runs in "
+    "(user namespaces or bubblewrap unavailable), so the engine was not started.",
     "engine_error": "The engine itself reported an error and stopped.",
     "engine_crashed": "The engine exited with an error code before finishing, or after "
     "claiming success.",

@@ -1,0 +1,110 @@
+"""Where the run pipeline meets the room (:mod:`holon_core.sandbox`).
+
+After the adapter built its launch plan, :func:`enter` wraps it so the engine's whole process
+tree starts inside the room (``HOLON_SANDBOX``, default on); :func:`stop` closes the room's
+network when the run ends and puts what the room was into ``metadata.sandbox``. With the
+sandbox off the plan is unchanged, and the record and stderr say that the engine ran as the
+user. The admission (:mod:`holon_core.sandbox.admit`) has refused a room this machine cannot
+build before anything started.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from holon_core.sandbox.setting import sandbox_setting
+
+if TYPE_CHECKING:
+    from holon_core.agent.state import RunState
+    from holon_core.engine.adapter import LaunchPlan, RunContext
+    from holon_core.sandbox.room import Room
+
+_KEY = "_sandbox"
+_MARK = "http://holon-endpoint.invalid"
+OFF_NOTE = (
+    "sandbox off (HOLON_SANDBOX=off): the engine runs as the user, with the user's files "
+    "and network"
+)
+
+
+def enter(run: RunState, context: RunContext, plan: LaunchPlan) -> LaunchPlan:
+    """The plan inside the room, or ``plan`` itself with the sandbox off."""
+    if not sandbox_setting(run.env):
+        run.metadata["sandbox"] = {"mode": "off"}
+        run.metadata.setdefault("warnings", []).append(OFF_NOTE)
+        print(f"holon-agent: warning: {OFF_NOTE}", file=sys.stderr)
+        return plan
+    from holon_core.sandbox.admit import SandboxUnavailable
+    from holon_core.sandbox.bwrap import probe
+    from holon_core.sandbox.policy import network_policy
+    from holon_core.sandbox.room import model_endpoints, open_room
+
+    found = probe(run.env)
+    if found.problem is not None:  # the admission refused it already; kept for direct callers
+        raise SandboxUnavailable(found.problem, hint=found.fix)
+    network = context.spec.constraints.network
+    policy = network_policy(run.env, network.allow if network is not None else ())
+    engine = context.engine
+    names = [k for k, v in engine.endpoint_env(_MARK).items() if v.startswith(_MARK)]
+    default = None
+    if engine.model_api is not None:
+        from holon_core.gateway.apis import PUBLIC_ROOTS
+
+        default = PUBLIC_ROOTS.get(engine.model_api)
+    endpoints = model_endpoints(names, plan.env, default) if engine.model_api else []
+    evidence = run.evidence
+
+    def record(line: str) -> None:
+        evidence.write_line("network.ndjson", line)
+
+    wrapped, room = open_room(plan, found, room_paths(context, plan), policy, endpoints, record)
+    run.metadata[_KEY] = room
+    run.log.info("sandbox", mechanism="bubblewrap", version=found.version, allow=policy.describe())
+    return wrapped
+
+
+def room_paths(context: RunContext, plan: LaunchPlan) -> RoomPaths:
+    """What this run's room mounts: its own dirs, the engine's install, the interpreter."""
+    from holon_core.sandbox.mounts import interpreter_paths
+    from holon_core.sandbox.room import RoomPaths
+
+    readable = [context.input_dir, *interpreter_paths(), *_install_paths(context, plan)]
+    writable = [context.workspace, context.output_dir, context.run_dir, context.home]
+    return RoomPaths(readable, writable)
+
+
+def _install_paths(context: RunContext, plan: LaunchPlan) -> list[Path]:
+    """The engine's install (its npm prefix, else its binary's dir) and Node's."""
+    found: list[Path] = []
+    programs = [context.binary, Path(plan.argv[0]) if plan.argv else None]
+    node = shutil.which("node", path=plan.env.get("PATH"))
+    programs.append(Path(node) if node else None)
+    for program in programs:
+        if program is None:
+            continue
+        for path in (program, Path(os.path.realpath(program))):
+            parts = path.parts
+            if "node_modules" in parts:
+                found.append(Path(*parts[: parts.index("node_modules")]))
+            elif path.parent.name == "bin":
+                found.append(path.parent.parent)
+            else:
+                found.append(path.parent)
+    return found
+
+
+def stop(run: RunState) -> None:
+    """Close the room's network; its record into ``metadata.sandbox``."""
+    room: Room | None = run.metadata.pop(_KEY, None)
+    if room is None:
+        return
+    room.close()
+    run.metadata["sandbox"] = room.record()
+
+
+if TYPE_CHECKING:
+    from holon_core.sandbox.room import RoomPaths

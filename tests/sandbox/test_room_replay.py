@@ -1,0 +1,87 @@
+"""The room with the replay engine: every way out fails, the task still succeeds, the record
+names what was denied, and ``--sandbox off`` says that it ran as the user."""
+
+from __future__ import annotations
+
+import json
+
+from holon_core.testing import make_task, run_agent
+
+from .escape import ALLOWED_NAME, DENIED_NAME, Escape
+
+
+def _script(escape: Escape) -> list[dict[str, object]]:
+    steps: list[dict[str, object]] = [{"run": command} for command in escape.commands()]
+    return [*steps, {"write": {"path": "done.txt", "content": "done\n"}}, {"outcome": "success"}]
+
+
+def test_every_way_out_fails_and_the_task_succeeds(escape: Escape, tmp_path) -> None:
+    task = make_task(tmp_path / "task", replay=_script(escape), files={"README.md": "hi\n"})
+    result = run_agent(task, env=escape.env())
+    manifest = result.manifest
+    assert manifest is not None, result.stderr
+    assert (manifest["outcome"], manifest["metadata"]["reason"]) == ("success", "ok")
+    assert "done.txt" in (task.output / "diff.patch").read_text()
+    outputs = "\n".join(
+        str((e.get("data") or {}).get("output", ""))
+        for e in result.events
+        if e["type"] == "tool_result"
+    )
+    for failed in ("read-home-failed", "list-home-failed", "read-sibling-failed"):
+        assert failed in outputs
+    for failed in ("write-home-failed", "write-outside-failed", "curl-failed"):
+        assert failed in outputs
+    for failed in ("python-failed", "devtcp-failed", "node-failed", "denied-host-failed"):
+        assert failed in outputs
+    assert "allowed-host-answered" in outputs
+    escape.assert_contained(task.output)
+    sandbox = manifest["metadata"]["sandbox"]
+    assert sandbox["mode"] == "on" and sandbox["mechanism"] == "bubblewrap"
+    assert sandbox["network"]["denied_hosts"] == [DENIED_NAME]
+    assert sandbox["network"]["allowed"] >= 1
+    assert f"{ALLOWED_NAME}:{escape.allowed_port}" in sandbox["network"]["allow"]
+    mounted = {m["path"]: m["how"] for m in sandbox["mounts"]}
+    assert mounted[str(task.workspace)] == "rw" and mounted[str(task.input)] == "ro"
+    assert not any(path.startswith(str(escape.root)) for path in mounted)
+
+
+def test_sandbox_off_runs_as_the_user_and_says_so(escape: Escape, tmp_path) -> None:
+    steps = [{"run": f"cat {escape.home}/.ssh/id_ed25519"}, {"outcome": "success"}]
+    task = make_task(tmp_path / "task", replay=steps)
+    result = run_agent(task, env={**escape.env(), "HOLON_SANDBOX": "off"})
+    manifest = result.manifest
+    assert manifest is not None, result.stderr
+    assert manifest["metadata"]["sandbox"] == {"mode": "off"}
+    assert any("sandbox off" in w for w in manifest["metadata"]["warnings"])
+    assert "sandbox off" in result.stderr
+    assert not (task.output / "evidence" / "network.ndjson").exists()
+
+
+def test_a_bad_sandbox_setting_is_refused_before_the_launch(tmp_path) -> None:
+    task = make_task(tmp_path / "task", replay=[{"outcome": "success"}])
+    result = run_agent(task, env={"HOLON_SANDBOX": "maybe"})
+    assert result.exit_code == 1
+    assert result.manifest is not None
+    assert result.manifest["metadata"]["reason"] == "invalid_input"
+    assert "HOLON_SANDBOX" in result.manifest["error"]
+
+
+def test_a_machine_that_cannot_build_the_room_refuses_with_the_fix(tmp_path) -> None:
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = --version ]; then echo "bubblewrap 0.0.0"; exit 0; fi\n'
+        'echo "bwrap: No permissions to create new namespace" >&2; exit 1\n'
+    )
+    fake.chmod(0o755)
+    task = make_task(tmp_path / "task", replay=[{"outcome": "success"}])
+    result = run_agent(task, env={"HOLON_BWRAP": str(fake)})
+    assert result.exit_code == 1
+    manifest = result.manifest
+    assert manifest is not None
+    assert (manifest["outcome"], manifest["metadata"]["reason"]) == (
+        "failure",
+        "sandbox_unavailable",
+    )
+    assert "No permissions to create new namespace" in manifest["error"]
+    assert "--sandbox off" in json.dumps(manifest)
