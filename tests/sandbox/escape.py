@@ -70,21 +70,23 @@ class Escape:
         return int(self.allowed.server_address[1])
 
     def commands(self) -> list[str]:
-        """Each tries one way out; each prints what it got (no command fails the task)."""
+        """Each tries one way out and prints NAME-failed when it fails (the command text never
+        holds that word, so a model reading it back cannot be fooled by the command itself)."""
         port = self.listener.port
         return [
-            f"cat {self.home}/.ssh/id_ed25519 || echo read-home-failed",
-            f"ls -a {self.home} || echo list-home-failed",
-            f"cat {self.sibling}/secret.txt || echo read-sibling-failed",
-            f"echo pwned > {self.home}/pwned || echo write-home-failed",
-            f"echo pwned > {self.outside}/pwned || echo write-outside-failed",
-            f"curl -sS -m 5 --noproxy '*' http://127.0.0.1:{port}/ || echo curl-failed",
+            f"cat {self.home}/.ssh/id_ed25519 || printf '%s-failed\\n' read-home",
+            f"ls -a {self.home} || printf '%s-failed\\n' list-home",
+            f"cat {self.sibling}/secret.txt || printf '%s-failed\\n' read-sibling",
+            f"echo pwned > {self.home}/pwned || printf '%s-failed\\n' write-home",
+            f"echo pwned > {self.outside}/pwned || printf '%s-failed\\n' write-outside",
+            f"curl -sS -m 5 --noproxy '*' http://127.0.0.1:{port}/ || printf '%s-failed\\n' curl",
             f"python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 5)\""
-            " || echo python-failed",
-            f"bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' || echo devtcp-failed",
-            f"node -e \"fetch('http://127.0.0.1:{port}/').then(() => console.log('node-connected'),"
-            " () => console.log('node-failed'))\"",
-            f"curl -fsS -m 10 http://{DENIED_NAME}/ || echo denied-host-failed",
+            " || printf '%s-failed\\n' python",
+            f"bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' || printf '%s-failed\\n' devtcp",
+            f"node -e \"fetch('http://127.0.0.1:{port}/')"
+            ".then(() => console.log('node-' + 'reached'),"
+            " () => console.log('node-' + 'failed'))\"",
+            f"curl -fsS -m 10 http://{DENIED_NAME}/ || printf '%s-failed\\n' denied-host",
             f"curl -sS -m 10 http://{ALLOWED_NAME}:{self.allowed_port}/",
         ]
 
