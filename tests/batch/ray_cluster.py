@@ -3,6 +3,13 @@
 Every node is started in a new session, so teardown kills exactly the processes of our
 nodes (never another cluster on the machine: ``ray stop`` would). Small and offline: one
 CPU a node, no dashboard, no usage stats, 127.0.0.1 only.
+
+Patient with a loaded machine: Ray's GCS marks a node dead once its raylet misses
+``health_check_failure_threshold`` health checks in a row (Ray's defaults: one every 3 s,
+10 s to answer, 5 misses), which a busy test machine can do ("raylet has lagging heartbeats
+due to slow network or busy workload"): the node, and the cluster with the head, went away
+under a running test. Here a check gets 30 s and a node 10 misses (one every 5 s): a hung
+raylet is declared dead after about 6 minutes, a crashed one (refused at once) after ~50 s.
 """
 
 from __future__ import annotations
@@ -21,6 +28,14 @@ from pathlib import Path
 import psutil
 
 RAY = str(Path(sys.executable).with_name("ray"))
+#: Ray's GCS health checks of each raylet (ray 2.60: ray_config_def.h, read from RAY_<name>
+#: by every process of the node), set for a loaded machine; see the module's docstring.
+PATIENT = {
+    "RAY_health_check_initial_delay_ms": "10000",
+    "RAY_health_check_period_ms": "5000",
+    "RAY_health_check_timeout_ms": "30000",
+    "RAY_health_check_failure_threshold": "10",
+}
 
 
 def free_port() -> int:
@@ -34,7 +49,7 @@ class RayCluster:
     def __init__(self, env: Mapping[str, str]) -> None:
         # short: Ray's unix socket paths live under it (108 bytes at most)
         self.temp = Path(tempfile.mkdtemp(prefix="hray", dir="/tmp"))
-        self.env = {**env, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+        self.env = {**env, **PATIENT, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
         self.sessions: list[int] = []
@@ -77,6 +92,19 @@ class RayCluster:
             except (OSError, psutil.Error):
                 continue
         return found
+
+    def kill_node(self, index: int) -> None:
+        """SIGKILL every process of node ``index`` (0: the head, its GCS and raylet) at once:
+        a node that dies, not one that shuts down."""
+        session = self.sessions[index]
+        procs = [p for p in self.processes() if _sid(p) == session]
+        del self.sessions[index]
+        for proc in procs:
+            try:
+                proc.kill()
+            except psutil.Error:
+                continue
+        psutil.wait_procs(procs, timeout=10)
 
     def stop(self) -> None:
         for session in list(self.sessions):
