@@ -15,13 +15,23 @@
   secret); the ``OTEL_*`` settings, which may hold a key, come from the node's environment.
 - A lost worker or node: Ray runs the task again (``ray.max_retries``); only the try that
   finished sends its run dir back, so a cell is recorded once.
+- A lost cluster (its GCS does not answer for :data:`GCS_GRACE` seconds, or the node this
+  driver is attached to is dead): Ray would keep the tasks pending, and the driver waiting,
+  while it reconnects. :class:`ClusterWatch` asks the GCS every few seconds with a deadline;
+  once the cluster is lost every unfinished cell ends at once as ``lost_worker`` (an
+  infrastructure failure, no run dir), which ``holon batch --resume`` runs again. No Ray call
+  is made on a cell's own thread: one stuck in a dead cluster cannot hold the batch.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
+import queue
+import sys
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,9 +41,21 @@ from holon_core.batch.job import Job
 from holon_core.batch.ray_worker import pack_task, run_on_worker, unpack
 from holon_core.batch.results import CellResult
 from holon_core.errors import InputError
+from holon_core.runner.streams import write_safely
 
 RESOURCE_PREFIX = "holon_engine_"
 _POLL = 0.5
+#: Seconds the cluster's GCS may leave every probe unanswered before the cluster counts as
+#: lost (a GCS restart, or a loaded head, gets this long).
+GCS_GRACE = 30.0
+#: How often the GCS is asked, and how long one answer may take.
+_PROBE_EVERY, _PROBE_TIMEOUT = 2.0, 5
+#: The longest ``ray.get`` of a result that ``ray.wait`` already found local.
+_GET_TIMEOUT = 300.0
+#: Ray's driver ends its own process (a fatal error: no results written) when the GCS stays
+#: away this long (Ray's default: 60 s). Raised for the driver so :class:`ClusterWatch`
+#: decides, records the cells and lets the batch finish.
+_DRIVER_GCS_RECONNECT_S = "600"
 
 
 def engine_resource(engine: str) -> str:
@@ -46,6 +68,7 @@ def _import_ray() -> Any:
     # working_dir and start workers through uv: files the job never named, and workers that
     # cannot start where that uv path does not exist. holon ships only the task bundles.
     os.environ["RAY_ENABLE_UV_RUN_RUNTIME_ENV"] = "0"
+    os.environ.setdefault("RAY_gcs_rpc_server_reconnect_timeout_s", _DRIVER_GCS_RECONNECT_S)
     try:
         import ray
     except ImportError:
@@ -90,6 +113,9 @@ class RayExecutor:
         self._remote = self.ray.remote(_remote_cell)
         self._bundles: dict[str, Any] = {}
         self._lock = threading.Lock()
+        where = f"at {address}" if address else "started for this job"
+        self.watch = ClusterWatch(self.ray, where)
+        self._lost_cells = 0
 
     def _check_resources(self, engines: list[str]) -> None:
         offered = self.ray.cluster_resources()
@@ -110,6 +136,55 @@ class RayExecutor:
             return self._bundles[task.id]
 
     def run(self, cell: Cell, cancel: threading.Event) -> CellResult:
+        """The cell's Ray calls run on a helper thread; this one waits for their answer, or
+        for the cluster to be lost (then the helper is left behind, whatever Ray does)."""
+        done: queue.Queue[dict[str, Any] | CellResult] = queue.Queue(maxsize=1)
+        gone = threading.Event()  # this cell was given up: the helper stops polling
+        helper = threading.Thread(
+            target=self._in_ray, args=(cell, cancel, gone, done), name=f"ray {cell.id}", daemon=True
+        )
+        if self.watch.lost() is None:
+            helper.start()
+        while True:
+            try:
+                answer = done.get(timeout=_POLL)
+            except queue.Empty:
+                if self.watch.lost() is None:
+                    continue
+                break
+            if isinstance(answer, dict):
+                return self._land(cell, self.cells_dir / cell.id, answer)
+            if answer.reason != "lost_worker" or self.watch.lost() is None:
+                return answer
+            break  # a Ray error because the cluster is lost: said as such
+        gone.set()
+        with self._lock:
+            self._lost_cells += 1
+        lost = self.watch.lost()
+        result = CellResult.empty(cell)
+        result.reason = "lost_worker"  # infrastructure: --resume runs the cell again
+        result.error = f"{lost}; the cell did not finish (holon batch --resume runs it again)"
+        return result
+
+    def _in_ray(
+        self,
+        cell: Cell,
+        cancel: threading.Event,
+        gone: threading.Event,
+        done: queue.Queue[dict[str, Any] | CellResult],
+    ) -> None:
+        """Submit the cell's task and wait for it; put the worker's answer (or the cell's
+        result when there is none) in ``done``."""
+        try:
+            done.put(self._submit_and_wait(cell, cancel, gone))
+        except Exception as exc:  # Ray failing to submit or answer
+            result = CellResult.empty(cell)
+            result.reason, result.error = "lost_worker", f"{type(exc).__name__}: {exc}"[:500]
+            done.put(result)
+
+    def _submit_and_wait(
+        self, cell: Cell, cancel: threading.Event, gone: threading.Event
+    ) -> dict[str, Any] | CellResult:
         options, limits = self.job.data.ray, self.job.data.limits
         cell_dir = self.cells_dir / cell.id
         shared = str(cell_dir) if options.shared_paths else None
@@ -135,18 +210,22 @@ class RayExecutor:
             ready, _ = self.ray.wait([ref], timeout=_POLL)
             if ready:
                 break
+            if gone.is_set():  # the cluster is lost: nothing to cancel or wait for
+                return CellResult.empty(cell)
             if cancel.is_set():
                 self.ray.cancel(ref)  # KeyboardInterrupt in the task: holon run is stopped
                 result = CellResult.empty(cell)
                 result.reason, result.error = "cancelled", "the batch was cancelled"
                 return result
         try:
-            answer: dict[str, Any] = self.ray.get(ref)
+            answer: dict[str, Any] = self.ray.get(ref, timeout=_GET_TIMEOUT)
         except self.ray.exceptions.RayError as exc:  # retries used up, or the node is gone
+            if isinstance(exc, self.ray.exceptions.LocalRayletDiedError):
+                self.watch.declare(f"the raylet of this driver's node ({self.watch.node}) died")
             result = CellResult.empty(cell)
             result.reason, result.error = "lost_worker", f"{type(exc).__name__}: {exc}"[:500]
             return result
-        return self._land(cell, cell_dir, answer)
+        return answer
 
     def _land(self, cell: Cell, cell_dir: Path, answer: dict[str, Any]) -> CellResult:
         """The worker's result, with its run dir unpacked here and its paths made local."""
@@ -161,7 +240,81 @@ class RayExecutor:
         return result
 
     def close(self) -> None:
+        self.watch.stop()
         self._bundles.clear()
+        lost = self.watch.lost()
+        if lost is not None:
+            write_safely(
+                sys.stderr,
+                f"holon batch: {lost}; {self._lost_cells} cells did not finish and are recorded "
+                "as lost_worker (rerun with --resume, against a live cluster, to run them)\n",
+            )
+
+
+class ClusterWatch:
+    """Whether the Ray cluster is still there: a thread asks its GCS every few seconds, each
+    call with a deadline. Lost: no answer for ``grace`` seconds (counted even while a call
+    hangs), or the node this driver is attached to is dead."""
+
+    def __init__(
+        self, ray: Any, where: str, *, grace: float = GCS_GRACE, every: float = _PROBE_EVERY
+    ) -> None:
+        self.ray, self.where, self.grace, self.every = ray, where, grace, every
+        self.node: str = ray.get_runtime_context().get_node_id()
+        self._gcs = getattr(getattr(ray, "_private", None), "worker", None)
+        self._answered = time.monotonic()
+        self._error = "no answer"
+        self._why: str | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="ray cluster watch", daemon=True)
+        self._thread.start()
+
+    def lost(self) -> str | None:
+        """Why the cluster counts as lost (a sentence naming it), or None while it is there."""
+        with self._lock:
+            silent = time.monotonic() - self._answered
+            if self._why is None and silent > self.grace:
+                self._why = f"its GCS has not answered for {silent:.0f} s ({self._error})"
+            return (
+                None if self._why is None else f"the Ray cluster {self.where} was lost: {self._why}"
+            )
+
+    def declare(self, why: str) -> None:
+        """The cluster is lost for this driver, as a Ray error said."""
+        with self._lock:
+            self._why = self._why or why
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every) and self.lost() is None:
+            try:
+                nodes = self._nodes()
+            except Exception as exc:  # unreachable, timed out: not an answer
+                with self._lock:
+                    self._error = f"{type(exc).__name__}: {exc}"[:300]
+                continue
+            with self._lock:
+                self._answered = time.monotonic()
+                if self.node not in nodes:
+                    self._why = f"the node this driver is attached to ({self.node}) is not known"
+                elif not nodes[self.node][0]:
+                    why = nodes[self.node][1] or "no reason given"
+                    self._why = f"the node this driver is attached to ({self.node}) is dead: {why}"
+
+    def _nodes(self) -> dict[str, tuple[bool, str]]:
+        """Every node the GCS knows: alive, and why it died."""
+        worker = getattr(self._gcs, "global_worker", None)
+        gcs = getattr(worker, "gcs_client", None)
+        if gcs is None:  # another Ray: its public call, whose hang lost() counts
+            return {n["NodeID"]: (bool(n["Alive"]), "") for n in self.ray.nodes()}
+        alive = importlib.import_module("ray.core.generated.gcs_pb2").GcsNodeInfo.ALIVE
+        return {
+            node_id.hex(): (info.state == alive, info.death_info.reason_message)
+            for node_id, info in gcs.get_all_node_info(timeout=_PROBE_TIMEOUT).items()
+        }
 
 
 def _remote_cell(bundle: bytes | None, cell: Cell, **kwargs: Any) -> dict[str, Any]:
