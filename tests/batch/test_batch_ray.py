@@ -35,6 +35,9 @@ from .kit import (
 )
 from .ray_cluster import RayCluster
 
+#: Starting the module's cluster (up to 4 tries of ``ray start``) counts in the first test.
+pytestmark = pytest.mark.timeout(1500)
+
 #: What the driver runs with: no engine credential, no endpoint.
 SECRET_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
 
@@ -67,7 +70,7 @@ def batch(job: Path, address: str, *args: str) -> subprocess.CompletedProcess[st
         capture_output=True,
         text=True,
         check=False,
-        timeout=900,
+        timeout=600,
     )
 
 
@@ -137,10 +140,10 @@ def test_lost_worker_is_retried_and_recorded_once(
                 return
             time.sleep(0.2)
 
-    killer = threading.Thread(target=kill_one)
+    killer = threading.Thread(target=kill_one, daemon=True)
     killer.start()
     done = batch(job, ray.address)
-    killer.join()
+    killer.join(timeout=330)
     assert killed, "no Ray worker was seen running a cell"
     assert done.returncode == 0, done.stderr + done.stdout
     rows = results(tmp_path / "job.results")
