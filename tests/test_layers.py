@@ -23,7 +23,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("foundation", {"_version", "_moved", "errors", "untrusted"}),
     ("skills", {"skill"}),
     ("contract", {"spec", "models"}),
-    ("mechanisms", {"engine", "process", "workspace"}),
+    ("mechanisms", {"engine", "process", "workspace", "sandbox"}),
     ("record and plugins", {"record", "hooks", "builtin"}),
     ("model traffic and trails", {"gateway", "cassette", "trajectory", "telemetry"}),
     ("one-shot pipeline", {"agent"}),

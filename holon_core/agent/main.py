@@ -19,6 +19,7 @@ from holon_core.agent.init import run_as_init, unblock_stop_signals
 from holon_core.agent.interrupt import cancel_handler
 from holon_core.agent.paths import resolve_paths
 from holon_core.cli.parser import Parser
+from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 
 CANCEL_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a request not recorded fails the run (strict, default) or gets the nearest "
         "recorded answer with a warning (lenient; else HOLON_CASSETTE_MODE)",
     )
+    add_sandbox_options(parser)
     parser.add_argument("--probe", action="store_true", help="check readiness, run nothing")
     return parser
 
@@ -83,6 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         env["HOLON_CASSETTE"] = args.cassette
     if args.cassette_mode is not None:
         env["HOLON_CASSETTE_MODE"] = args.cassette_mode
+    env |= sandbox_settings(args, env)
     flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
     flags["state"] = args.state
     paths = resolve_paths(flags, env)

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import FrameType
 
 from holon_core.cli.run_cmd import max_cost_option, report_option
+from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 from holon_core.runner.streams import write_safely
 
 
@@ -43,6 +44,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "(HOLON_MAX_COST_USD; limits.max_cost_usd caps the whole job; docs/gateway.md)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_sandbox_options(parser)
     report_option(parser)
 
 
@@ -74,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     cell_cost = max_cost_option(args.max_cost)
     if cell_cost is not None:  # every cell's holon run passes it to its agent
         env["HOLON_MAX_COST_USD"] = f"{cell_cost:g}"
+    env |= sandbox_settings(args, env)  # every cell's holon run hands them to its agent
     with _cancel_on_signals() as cancel:
         outcome = run_batch(options, env, sys.stderr, cancel, tty=_isatty())
     if args.json:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from holon_core.cli.cassette_option import add_cassette_options, cassette_settings
 from holon_core.cli.record_option import add_record_option, record_option
+from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 from holon_core.errors import HolonError, InputError
 from holon_core.runner.agent_env import AGENT_CMD_ENV, AGENT_PATHS, AGENT_PATHS_ENV
 from holon_core.spec.durations import parse_duration
@@ -75,6 +76,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_record_option(parser)
     add_cassette_options(parser)
+    add_sandbox_options(parser)
     _add_agent_options(parser)
     parser.add_argument(
         "--serve",
@@ -219,6 +221,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
         )
         env = _agent_settings(args)
         env |= cassette_settings(args, env, container=args.container is not None)
+        env |= sandbox_settings(args, env)
         from holon_core.runner.key_guard import guard_key
 
         guard_key(env)  # the key now lives in env only: not in /proc/<pid>/environ (key_guard)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from holon_core.cli.cassette_option import add_cassette_options, cassette_settings
 from holon_core.cli.record_option import add_record_option, record_option
+from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 from holon_core.cli.run_cmd import max_cost_option, report_option, timeout_option
 from holon_core.errors import HolonError, InputError
 
@@ -62,6 +63,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_record_option(parser)
     add_cassette_options(parser)
+    add_sandbox_options(parser)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     report_option(parser)
@@ -85,6 +87,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
         max_cost = max_cost_option(args.max_cost)
         record = record_option(args.record)  # before any GitHub call
         env |= cassette_settings(args, env)
+        env |= sandbox_settings(args, env)
         workspace = args.workspace.expanduser().resolve()
         request, title, token = _prepare(args, env, workspace)
         with tempfile.TemporaryDirectory(prefix="holon-solve-") as tmp:

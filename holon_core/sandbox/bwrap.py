@@ -10,8 +10,8 @@ a run uses, and the answer keeps bubblewrap's own words for the error.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -74,19 +74,43 @@ def _probe(path: str) -> Bubblewrap:
     argv = [path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/true"]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False)
-        version = subprocess.run(
-            [path, "--version"], capture_output=True, text=True, timeout=20, check=False
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError) as exc:
+        code, said = _run(argv)
+        shown = _run([path, "--version"])[1].removeprefix("bubblewrap ").strip() or None
+    except OSError as exc:
         return Bubblewrap(
             path, None, f"{path} cannot be run: {exc}", "set HOLON_BWRAP to a working bwrap"
         )
-    shown = version.removeprefix("bubblewrap ").strip() or None
-    if done.returncode == 0:
+    if code == 0:
         return Bubblewrap(path, shown)
-    said = " ".join(done.stderr.split())[:300] or f"exit {done.returncode}"
+    said = " ".join(said.split())[:300] or f"exit {code}"
     return Bubblewrap(path, shown, f"bubblewrap cannot build a room here: {said}", _fix())
+
+
+def _run(argv: list[str]) -> tuple[int, str]:
+    """Exit status and what it printed (stdout and stderr together).
+
+    ``os.posix_spawn``, not :mod:`subprocess`: the probe asks this too, and its CPU budget
+    has no room for that import (``tests/test_probe_imports.py``).
+    """
+    read_end, write_end = os.pipe()
+    try:
+        actions = [
+            (os.POSIX_SPAWN_DUP2, write_end, 1),
+            (os.POSIX_SPAWN_DUP2, write_end, 2),
+            (os.POSIX_SPAWN_CLOSE, read_end),
+        ]
+        pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions)
+    except BaseException:
+        os.close(read_end)
+        os.close(write_end)
+        raise
+    os.close(write_end)
+    kept = bytearray()
+    with os.fdopen(read_end, "rb") as output:
+        while chunk := output.read(65536):
+            kept += chunk[: max(0, 65536 - len(kept))]
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), kept.decode(errors="replace")
 
 
 def _fix() -> str:

@@ -13,7 +13,6 @@ its pinned address, private or not.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -91,6 +90,8 @@ def _bad(text: str) -> PolicyError:
 
 
 def _is_ip(host: str) -> bool:
+    import ipaddress  # not at the top: the CLI parses flags with this module
+
     try:
         ipaddress.ip_address(host)
     except ValueError:
@@ -125,6 +126,8 @@ def network_policy(env: Mapping[str, str], spec_allow: Iterable[str] = ()) -> Ne
 
 def forbidden_address(address: str) -> str | None:
     """Why a resolved address is never dialled for a name, or None for a public one."""
+    import ipaddress
+
     ip = ipaddress.ip_address(address)
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped

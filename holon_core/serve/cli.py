@@ -10,6 +10,7 @@ from pathlib import Path
 
 from holon_core.agent.paths import resolve_paths
 from holon_core.cli.parser import Parser
+from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 
 
 def serve_main(argv: Sequence[str]) -> int:
@@ -22,6 +23,7 @@ def serve_main(argv: Sequence[str]) -> int:
         if parse_usd(args.max_cost) is None:
             parser.error(f"--max-cost {args.max_cost!r} is not a positive amount, e.g. 2.50")
         env["HOLON_MAX_COST_USD"] = args.max_cost
+    env |= sandbox_settings(args, env)  # every turn's engine runs in a room of its own
     if args.record is not None:  # the session's cassette, written when the server stops
         env["HOLON_RECORD"] = str(Path(args.record).expanduser().absolute())
     flags = {"input": args.input, "workspace": args.workspace, "output": args.output}
@@ -95,6 +97,7 @@ def _parser() -> Parser:
         help="one-shot through serve: start a server, run the task in --input as one turn "
         "writing to --output, stop it; exit code as holon-agent",
     )
+    add_sandbox_options(parser)
     return parser
 
 
