@@ -22,7 +22,7 @@ from typing import Any
 import psutil
 import pytest
 
-from holon_core.batch.ray_executor import GCS_GRACE
+from holon_core.batch.ray_executor import GCS_GRACE, ClusterWatch
 from holon_core.batch.results import CellResult
 from holon_core.batch.retry import is_infrastructure
 
@@ -141,3 +141,44 @@ def test_lost_cluster_ends_the_batch_and_resume_finishes_it(tmp_path: Path) -> N
     assert {r["node"] for r in rows if r["cell"] not in kept}.isdisjoint(
         {r["node"] for r in kept.values()}
     )  # the rest ran on the new cluster
+
+
+class FakeRay:
+    """What :class:`ClusterWatch` asks of Ray, without a cluster: ``ray.nodes()``."""
+
+    def __init__(self) -> None:
+        self.answer: list[dict[str, Any]] | BaseException = [{"NodeID": "me", "Alive": True}]
+
+    def get_runtime_context(self) -> Any:
+        return type("Context", (), {"get_node_id": lambda _self: "me"})()
+
+    def nodes(self) -> list[dict[str, Any]]:
+        if isinstance(self.answer, BaseException):
+            raise self.answer
+        return self.answer
+
+
+def test_watch_counts_a_silent_gcs_as_lost_after_the_grace() -> None:
+    ray = FakeRay()
+    watch = ClusterWatch(ray, "at h:1", grace=1.0, every=0.05)
+    try:
+        time.sleep(0.3)
+        assert watch.lost() is None
+        ray.answer = ConnectionError("refused")
+        wait_for(lambda: watch.lost() is not None, "the watch to give up", 10)
+        lost = watch.lost()
+        assert lost is not None and lost.startswith("the Ray cluster at h:1 was lost: its GCS")
+        assert "ConnectionError: refused" in lost
+    finally:
+        watch.stop()
+
+
+def test_watch_counts_the_drivers_dead_node_as_lost_at_once() -> None:
+    ray = FakeRay()
+    watch = ClusterWatch(ray, "at h:1", grace=60.0, every=0.05)
+    try:
+        ray.answer = [{"NodeID": "me", "Alive": False}, {"NodeID": "other", "Alive": True}]
+        wait_for(lambda: watch.lost() is not None, "the watch to see the node", 10)
+        assert "the node this driver is attached to (me) is dead" in str(watch.lost())
+    finally:
+        watch.stop()
