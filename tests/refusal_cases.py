@@ -744,3 +744,40 @@ def output_holds_a_users_files(tmp: Path) -> Setup:
     setup = task_with(tmp)
     (setup.task.output / "notes.txt").write_text("the user's\n", encoding="utf-8")
     return setup
+
+
+# --- the engine's room (docs/sandbox.md) ---------------------------------------------------
+
+
+def _bwrap_without_namespaces(tmp: Path) -> str:
+    """A bwrap as a machine without user namespaces has it: it runs, and cannot build a room."""
+    fake = tmp / "bwrap-no-userns"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = --version ]; then echo "bubblewrap 0.11.0"; exit 0; fi\n'
+        'echo "bwrap: No permissions to create new namespace" >&2; exit 1\n',
+        encoding="utf-8",
+    )
+    fake.chmod(0o755)
+    return str(fake)
+
+
+@refusal("sandbox_unavailable")
+def sandbox_on_a_machine_without_user_namespaces(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.env = {"HOLON_BWRAP": _bwrap_without_namespaces(tmp)}
+    return setup
+
+
+@refusal("invalid_input")
+def sandbox_setting_neither_on_nor_off(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.env = {"HOLON_SANDBOX": "maybe"}
+    return setup
+
+
+@refusal("invalid_input")
+def allowed_host_that_is_no_host(tmp: Path) -> Setup:
+    setup = task_with(tmp)
+    setup.args = ["--allow-host", "https://example.com/path"]
+    return setup
