@@ -4,10 +4,18 @@ Loaded through the ``holon-conformance`` pytest11 entry point and inert unless a
 the ``holon_target`` fixture: ``--holon-adapter NAME`` (repeatable, ``all``) selects adapters
 for classes without ``adapter_name``; with no test path given, the packaged RFC-0002 suite
 module is collected.
+
+Under pytest-xdist with ``--dist loadgroup`` (``make conformance``: ``-n 2``) each adapter's
+tests are one unit of work: they run on one worker, which builds the adapter's target (and
+caches its runs) once, while the adapters are dealt out to the workers as they free up. A
+worker ships what it records (the rows of each report, the adapter's description) to the
+controller in the report's ``user_properties``; the controller replays them in collection
+order and alone prints the matrix and writes ``--holon-report``: the same as a serial run.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import tempfile
@@ -20,7 +28,7 @@ import pytest
 
 if TYPE_CHECKING:
     from holon_conformance.suite.harness import Target
-    from holon_conformance.suite.report import Collected
+    from holon_conformance.suite.report import Collected, Result
     from holon_core.hooks.manager import HolonPlugins
 
 SUITE_MODULE = Path(__file__).with_name("run_rfc0002.py")
@@ -28,6 +36,9 @@ PARAM = "holon_adapter_name"
 _collected_key = pytest.StashKey["Collected"]()
 _targets_key = pytest.StashKey[dict[str, "Target"]]()
 _plugins_key = pytest.StashKey["HolonPlugins"]()
+_index_key = pytest.StashKey[dict[str, int]]()
+#: The user property a worker's report carries its records in (taken off on the controller).
+SHIPPED = "holon_conformance_shipped"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -81,6 +92,8 @@ class HolonConformanceWarning(UserWarning):
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "holon_req(*ids): RFC requirement ids a test checks")
     config.addinivalue_line("markers", "holon_cap(name): adapter capability the test needs")
+    if not _is_worker(config):
+        config.pluginmanager.register(_Controller(config), "holon-conformance-controller")
     if config.getoption("holon_adapter", None):
         _check_installed(config)
 
@@ -168,6 +181,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
 def _params(item: pytest.Item) -> dict[str, Any]:
     callspec = getattr(item, "callspec", None)
     return dict(callspec.params) if callspec is not None else {}
@@ -244,12 +261,18 @@ def pytest_runtest_makereport(
     req_ids = [str(a) for mark in item.iter_markers("holon_req") for a in mark.args]
     if name is None or not req_ids:
         return report
+    rows: list[tuple[str, Result]] = []
     if report.when == "call" or (report.when == "setup" and not report.passed):
-        _record(item, report, str(name), req_ids)
+        rows = _record(item, report, str(name), req_ids)
+    if _is_worker(item.config) and report.when != "teardown":
+        _ship(item, report, str(name), rows)
     return report
 
 
-def _record(item: pytest.Item, report: pytest.TestReport, name: str, req_ids: list[str]) -> None:
+def _record(
+    item: pytest.Item, report: pytest.TestReport, name: str, req_ids: list[str]
+) -> list[tuple[str, Result]]:
+    """The rows this report gives the adapter (also added to the session's collection)."""
     from holon_conformance.suite.registry import THRESHOLDS
     from holon_conformance.suite.report import Result, outcome_for
 
@@ -261,6 +284,7 @@ def _record(item: pytest.Item, report: pytest.TestReport, name: str, req_ids: li
     message = "" if report.passed else _message(report)
     gating = THRESHOLDS[data.level]
     fails_run = False
+    rows = []
     for req_id in req_ids:
         req = data.registry.get(req_id)
         if report.skipped:
@@ -268,13 +292,14 @@ def _record(item: pytest.Item, report: pytest.TestReport, name: str, req_ids: li
         else:
             outcome = outcome_for(req, report.passed)
             fails_run |= report.failed and req.level in gating
-        data.add(name, req_id, Result(outcome, item.nodeid, message))
+        rows.append((req_id, Result(outcome, item.nodeid, message)))
+        data.add(name, *rows[-1])
     if report.failed and not fails_run:
         item.user_properties.append(("holon_warning", message[:500]))
         levels = {data.registry.get(r).level for r in req_ids}
         if levels <= {"MAY"}:
             report.outcome = "passed"  # a MAY is supported or absent, never a defect
-            return
+            return rows
         # A SHOULD below the threshold: WARN in the matrix and an xfail plus a warning in
         # pytest's own summary, never a silent pass (``--holon-level should`` fails it).
         report.outcome = "skipped"
@@ -285,6 +310,93 @@ def _record(item: pytest.Item, report: pytest.TestReport, name: str, req_ids: li
             filename=str(item.path),
             lineno=0,
         )
+    return rows
+
+
+def _index(item: pytest.Item) -> int:
+    """The item's place in the session's collection (the same on every worker)."""
+    config = item.config
+    if _index_key not in config.stash:
+        config.stash[_index_key] = {it.nodeid: i for i, it in enumerate(item.session.items)}
+    return config.stash[_index_key].get(item.nodeid, -1)
+
+
+def _ship(
+    item: pytest.Item, report: pytest.TestReport, name: str, rows: list[tuple[str, Result]]
+) -> None:
+    """On a worker: the rows and the adapter's description go to the controller with the
+    report (plain data, execnet-serializable)."""
+    info = _collected(item.config).adapters.get(name)
+    if info is None and not rows:
+        return
+    shipped = {
+        "index": _index(item),
+        "when": report.when,
+        "adapter": name,
+        "info": dataclasses.asdict(info) if info is not None else None,
+        "rows": [[req_id, r.outcome, r.test_id, r.message] for req_id, r in rows],
+    }
+    report.user_properties.append((SHIPPED, shipped))
+
+
+class _Controller:
+    """Serial or xdist controller: collects what workers ship (a serial run ships nothing)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.shipped: list[dict[str, Any]] = []
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        """``--dist loadgroup``: each adapter's tests are one group. (xdist's own groups ride
+        on a suffix it writes into node ids, which pytest 9.2 no longer lets it change:
+        pytest-xdist issue 1386.)"""
+        if config.getoption("dist", None) != "loadgroup":
+            return None
+        from xdist.scheduler import LoadGroupScheduling  # type: ignore[import-untyped]
+
+        try:
+            names = _plugins(config).engine_names()
+        except Exception:  # a broken plugin: xdist's own grouping, the tests will say why
+            return None
+
+        class AdapterGroups(LoadGroupScheduling):  # type: ignore[misc]
+            def _split_scope(self, nodeid: str) -> str:
+                name = _adapter_of(nodeid, names)
+                return f"holon-adapter:{name}" if name else str(super()._split_scope(nodeid))
+
+        return AdapterGroups(config, log)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = report.user_properties
+        found = [value for key, value in props if key == SHIPPED and isinstance(value, dict)]
+        if found:
+            self.shipped += found
+            # Internal transport: not a property for JUnit or any other report.
+            props[:] = [(key, value) for key, value in props if key != SHIPPED]
+
+    def assemble(self) -> None:
+        """The xdist controller's collection, built from the workers' records in collection
+        order: columns, rows and messages in the order a serial run gives them."""
+        if not self.config.pluginmanager.hasplugin("dsession") or not self.shipped:
+            return
+        if _collected_key in self.config.stash and self.config.stash[_collected_key].adapters:
+            return  # assembled already
+        from holon_conformance.suite.report import AdapterInfo
+        from holon_conformance.suite.report import Result as Row
+
+        data = _collected(self.config)
+        phases = ("setup", "call")
+        ordered = sorted(self.shipped, key=lambda s: (s["index"], phases.index(s["when"])))
+        for shipped in ordered:
+            name, info = str(shipped["adapter"]), shipped["info"]
+            if info is not None:
+                described = AdapterInfo(**info)
+                if name not in data.adapters or described != AdapterInfo(name=name):
+                    data.adapters[name] = described
+            for req_id, outcome, test_id, message in shipped["rows"]:
+                data.add(name, req_id, Row(outcome, test_id, message))
 
 
 def _message(report: pytest.TestReport) -> str:
@@ -294,7 +406,26 @@ def _message(report: pytest.TestReport) -> str:
     return str(crash.message) if crash is not None else str(report.longrepr)[-500:]
 
 
+def _adapter_of(nodeid: str, installed: list[str]) -> str | None:
+    """The adapter a parametrized test id names (``...::test_x[claude]``), if any."""
+    if not nodeid.endswith("]") or "[" not in nodeid:
+        return None
+    param = nodeid[nodeid.rindex("[") + 1 : -1]
+    # The longest installed name among the id's dash-joined parts (``acp-gemini``, not ``gemini``).
+    names = sorted(installed, key=len, reverse=True)
+    return next((name for name in names if f"-{name}-" in f"-{param}-"), None)
+
+
+def _assembled(config: pytest.Config) -> None:
+    controller = config.pluginmanager.get_plugin("holon-conformance-controller")
+    if isinstance(controller, _Controller):
+        controller.assemble()
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if _is_worker(config):
+        return  # the controller prints the matrix
+    _assembled(config)
     if _collected_key not in config.stash or not config.stash[_collected_key].adapters:
         return
     from holon_conformance.suite.report import failures, render_matrix
@@ -314,6 +445,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     for target in config.stash.get(_targets_key, {}).values():
         shutil.rmtree(target.workdir, ignore_errors=True)
+    if _is_worker(config):
+        return  # the controller writes the report
+    _assembled(config)
     path = config.getoption("holon_report", None)
     if path and _collected_key in config.stash:
         from holon_conformance import __version__
