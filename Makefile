@@ -85,13 +85,16 @@ pytest: bootstrap
 # RFC-0002 conformance of every installed adapter (replay, claude, codex, gemini, opencode, the
 # ACP profiles), with the per-adapter matrix on the terminal and as JSON. The generic acp engine
 # runs whatever HOLON_ACP_COMMAND names: here the pinned Gemini CLI's ACP server (docs/acp.md).
+# Two workers, an adapter's checks on one of them (--dist loadgroup: the suite's plugin makes
+# each adapter one group, its runs made once), the adapters dealt out as workers free up; the
+# controller prints the matrix and writes the report, the same as a serial run.
 ACP_SETTINGS := HOLON_ACP_COMMAND HOLON_ACP_LOGIN HOLON_ACP_PASS_ENV HOLON_ACP_MODEL_API HOLON_ACP_BASE_URL_ENV
 conformance: bootstrap
 	gemini=$$($(RUN) python -c 'import os; from holon_core.hooks.manager import load_plugins; print(load_plugins().get_engine("gemini").locate_binary(os.environ))') && \
 	HOLON_ACP_COMMAND="$$gemini --acp -m gemini-conformance-model" HOLON_ACP_LOGIN=gemini-api-key \
 	HOLON_ACP_PASS_ENV=GEMINI_API_KEY HOLON_ACP_MODEL_API=google-generate-content \
 	HOLON_ACP_BASE_URL_ENV=GOOGLE_GEMINI_BASE_URL HOLON_CONFORMANCE_PASS_ENV="$(ACP_SETTINGS)" \
-	$(RUN) pytest --holon-adapter all --holon-report out/conformance-report.json
+	$(RUN) pytest -n 2 --dist loadgroup --holon-adapter all --holon-report out/conformance-report.json
 
 # The whole suite: lint, types, every test (real engines included), then conformance.
 test: bootstrap lint typecheck pytest conformance
