@@ -78,7 +78,9 @@ def room_paths(context: RunContext, plan: LaunchPlan) -> RoomPaths:
 
 
 def _install_paths(context: RunContext, plan: LaunchPlan) -> list[Path]:
-    """The engine's install (its npm prefix, else its binary's dir) and Node's."""
+    """The engine's install and Node's: an npm prefix whole (the package needs its
+    ``node_modules``), any other program as its own file (a binary in ``~/.local/bin`` must
+    not bring the rest of the home with it)."""
     found: list[Path] = []
     programs = [context.binary, Path(plan.argv[0]) if plan.argv else None]
     node = shutil.which("node", path=plan.env.get("PATH"))
@@ -86,14 +88,12 @@ def _install_paths(context: RunContext, plan: LaunchPlan) -> list[Path]:
     for program in programs:
         if program is None:
             continue
-        for path in (program, Path(os.path.realpath(program))):
+        for path in (program.absolute(), Path(os.path.realpath(program))):
             parts = path.parts
             if "node_modules" in parts:
                 found.append(Path(*parts[: parts.index("node_modules")]))
-            elif path.parent.name == "bin":
-                found.append(path.parent.parent)
             else:
-                found.append(path.parent)
+                found.append(path)
     return found
 
 

@@ -13,13 +13,15 @@ output needs translating.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-How = Literal["ro", "rw"]
+How = Literal["ro", "rw", "link"]
 
 #: Top-level system directories, mounted read-only (or recreated as the symlinks they are).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
@@ -58,6 +60,8 @@ ETC_ENTRIES = (
 class Mount:
     path: str
     how: How
+    #: For ``how == "link"``: where the symlink points (a program reached through a link).
+    target: str | None = None
 
 
 def system_args() -> list[str]:
@@ -88,19 +92,54 @@ def interpreter_paths() -> list[Path]:
 def plan(readable: Iterable[Path], writable: Iterable[Path]) -> list[Mount]:
     """The run's mounts, shallow first so a nested one lands on top of its parent's.
 
-    A path both readable and writable is writable; a path under a system directory is left to
-    that directory's mount; a path that does not exist is left out.
+    A path both readable and writable is writable; a path under a system directory, or under
+    a directory already mounted as (or more) writable, is left to that mount; a path that does
+    not exist is left out. A readable symlink outside those becomes the same symlink in the
+    room, with its target mounted.
     """
-    chosen: dict[str, How] = {}
+    chosen: dict[str, Mount] = {}
+    homes = _homes()
     for how, paths in (("ro", readable), ("rw", writable)):
         for path in paths:
             text = str(Path(path).absolute())
             if not Path(text).exists() or (_under_system(text) and how == "ro"):
                 continue
-            chosen[text] = "rw" if how == "rw" else "ro"
-    return [
-        Mount(p, how) for p, how in sorted(chosen.items(), key=lambda i: (i[0].count("/"), i[0]))
-    ]
+            if how == "ro" and any(_within(home, text) for home in homes):
+                continue  # an install path that would bring a whole home (or /) with it
+            if how == "ro" and Path(text).is_symlink():
+                real = os.path.realpath(text)
+                chosen[text] = Mount(text, "link", str(Path(text).readlink()))
+                if real not in chosen:
+                    chosen[real] = Mount(real, "ro")
+                continue
+            chosen[text] = Mount(text, "rw" if how == "rw" else "ro")
+    kept = [m for m in chosen.values() if not _covered(m, chosen)]
+    return sorted(kept, key=lambda m: (m.path.count("/"), m.path))
+
+
+def _covered(mount: Mount, chosen: dict[str, Mount]) -> bool:
+    """An ancestor already mounts it with the same access or more."""
+    for other in chosen.values():
+        if other.path == mount.path or other.how == "link":
+            continue
+        if _within(mount.path, other.path) and (other.how == "rw" or mount.how != "rw"):
+            return True
+    return False
+
+
+def _homes() -> set[str]:
+    """The user's home as the password database and ``HOME`` name it (holon-agent's own
+    ``HOME`` may be a run-local one)."""
+    import pwd
+
+    homes = {os.environ.get("HOME", "")}
+    with contextlib.suppress(KeyError):
+        homes.add(pwd.getpwuid(os.getuid()).pw_dir)
+    return {str(Path(h).absolute()) for h in homes if h}
+
+
+def _within(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
 def _under_system(path: str) -> bool:
@@ -110,5 +149,8 @@ def _under_system(path: str) -> bool:
 def mount_args(mounts: Iterable[Mount]) -> list[str]:
     args: list[str] = []
     for mount in mounts:
-        args += ["--bind" if mount.how == "rw" else "--ro-bind", mount.path, mount.path]
+        if mount.how == "link" and mount.target is not None:
+            args += ["--symlink", mount.target, mount.path]
+        else:
+            args += ["--bind" if mount.how == "rw" else "--ro-bind", mount.path, mount.path]
     return args

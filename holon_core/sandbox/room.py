@@ -61,7 +61,10 @@ class Room:
             "mechanism": "bubblewrap",
             "version": self.bwrap.version,
             "namespaces": ["user", "mount", "pid", "network", "ipc", "uts", "cgroup"],
-            "mounts": [{"path": m.path, "how": m.how} for m in self.mounts],
+            "mounts": [
+                {"path": m.path, "how": m.how} | ({"target": m.target} if m.target else {})
+                for m in self.mounts
+            ],
             "system": {"read_only": [*room_mounts.SYSTEM_DIRS, "/etc (selected files)"]},
             "private": ["/tmp", "/proc", "/dev"],
             "network": {
