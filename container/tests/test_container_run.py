@@ -47,7 +47,10 @@ def same_record(
     two = json.loads((second_out / "manifest.json").read_text())
     assert one["outcome"] == two["outcome"]
     assert one["metadata"]["reason"] == two["metadata"].get("reason")
-    assert sorted(one["artifacts"]) == sorted(two["artifacts"])
+    # process mode runs in holon's room and may record its proxy's attempts; the image runs
+    # with HOLON_SANDBOX=off (docs/sandbox.md), so that record is the one expected difference
+    room_only = {"evidence/network.ndjson"}
+    assert sorted(set(one["artifacts"]) - room_only) == sorted(two["artifacts"])
     assert one["metadata"]["files_changed"] == two["metadata"]["files_changed"]
 
 
