@@ -96,9 +96,8 @@ class RayCluster:
     def kill_node(self, index: int) -> None:
         """SIGKILL every process of node ``index`` (0: the head, its GCS and raylet) at once:
         a node that dies, not one that shuts down."""
-        session = self.sessions[index]
-        procs = [p for p in self.processes() if _sid(p) == session]
-        del self.sessions[index]
+        session = self.sessions.pop(index)
+        procs = [p for p in psutil.process_iter() if _sid(p) == session]
         for proc in procs:
             try:
                 proc.kill()
@@ -112,8 +111,10 @@ class RayCluster:
         shutil.rmtree(self.temp, ignore_errors=True)
 
     def _kill(self, session: int) -> None:
+        """Every process of ``session``, whether or not it is still in ``self.sessions`` (a
+        failed start is popped first: its GCS was left running)."""
         for sig in (signal.SIGTERM, signal.SIGKILL):
-            procs = [p for p in self.processes() if _sid(p) == session]
+            procs = [p for p in psutil.process_iter() if _sid(p) == session]
             for proc in procs:
                 try:
                     proc.send_signal(sig)
