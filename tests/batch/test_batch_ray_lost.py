@@ -83,7 +83,12 @@ def test_lost_cluster_ends_the_batch_and_resume_finishes_it(tmp_path: Path) -> N
             argv, env=driver_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         try:
-            wait_for(lambda: len(at_gate(step)) == 2, "two gated cells at work", 600)
+            wait_for(
+                lambda: len(at_gate(step)) == 2 or proc.poll() is not None,
+                "two gated cells at work",
+                600,
+            )
+            assert proc.poll() is None, proc.communicate()  # the cells ended before the gate
             waiting = at_gate(step)
             first.kill_node(0)
             killed = time.monotonic()
