@@ -99,7 +99,8 @@ def _run(argv: list[str]) -> tuple[int, str]:
             (os.POSIX_SPAWN_DUP2, write_end, 2),
             (os.POSIX_SPAWN_CLOSE, read_end),
         ]
-        pid = os.posix_spawn(argv[0], argv, dict(os.environ), file_actions=actions)
+        # nothing of holon-agent's environment (its secrets) reaches the probe's room
+        pid = os.posix_spawn(argv[0], argv, {"PATH": "/usr/bin:/bin"}, file_actions=actions)
     except BaseException:
         os.close(read_end)
         os.close(write_end)

@@ -51,7 +51,9 @@ _ENV_DUMP = "printf 'tool-env-%s\\n' 42 && env"
 #: and everything below it: ``/proc/<pid>/environ``, which shows a process's environment as
 #: it was started) and in the home directory; by value (``{secret_split}``: the harness
 #: spells the key as two adjacent string literals, so the command never holds it whole) and
-#: by the shape of a real key. It prints only where it found one (``keyhunt-found``,
+#: by the shape of a real key. In holon's room (docs/sandbox.md) holon-agent is outside the
+#: shell's PID namespace, whose every process is the run's: it reads all of them. It prints
+#: only where it found one (``keyhunt-found``,
 #: ``keyhunt-shaped``), never a value, then ``keyhunt-done``; none of these lines is spelled
 #: out in the command. Python, not shell: Gemini CLI refuses ``$(...)`` in a command.
 KEY_HUNT_DONE = "keyhunt-done"
@@ -83,7 +85,10 @@ a = str(os.getpid())
 while a in pp and not agent(a):
     a = pp[a]
 tree = {a} if a in pp else set()
-if not tree:
+if not tree and "bwrap" in (read("/proc/1/cmdline") or ""):
+    tree = set(pp)
+    say("room:", str(len(tree)), "processes: holon-agent is outside this PID namespace")
+elif not tree:
     say("no" + "agent")
 while tree and (more := {p for p, q in pp.items() if q in tree and p not in tree}):
     tree |= more
