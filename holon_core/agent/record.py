@@ -143,7 +143,26 @@ def figures(run: RunState, duration: float) -> dict[str, str]:
         figures["turns"] = str(run.report.turns)
     if "files_changed" in run.metadata:
         figures["files changed"] = str(run.metadata["files_changed"])
+    sandbox = run.metadata.get("sandbox")
+    if isinstance(sandbox, dict):
+        figures["sandbox"] = _sandbox_figure(sandbox)
     return figures
+
+
+def _sandbox_figure(sandbox: dict[str, Any]) -> str:
+    """One line: the room, and what its proxy let through or denied (docs/sandbox.md)."""
+    if sandbox.get("mode") != "on":
+        return "off: the engine ran as the user, with the user's files and network"
+    network = sandbox.get("network") or {}
+    denied = network.get("denied_hosts") or []
+    tried = sum(int(network.get(k) or 0) for k in ("allowed", "denied", "failed"))
+    if not tried:
+        return f"on ({sandbox.get('mechanism')}): no connection tried besides the model's"
+    line = f"on ({sandbox.get('mechanism')}): {network.get('allowed', 0)} connections allowed"
+    line += f", {network.get('denied', 0)} denied"
+    if denied:
+        line += f" ({', '.join(denied[:5])}{', ...' if len(denied) > 5 else ''})"
+    return line + "; every attempt in evidence/network.ndjson"
 
 
 def declared_artifacts(run: RunState) -> list[tuple[str, tuple[str, ...]]]:

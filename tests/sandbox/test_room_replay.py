@@ -40,6 +40,8 @@ def test_every_way_out_fails_and_the_task_succeeds(escape: Escape, tmp_path) -> 
     assert sandbox["network"]["denied_hosts"] == [DENIED_NAME]
     assert sandbox["network"]["allowed"] >= 1
     assert f"{ALLOWED_NAME}:{escape.allowed_port}" in sandbox["network"]["allow"]
+    summary = (task.output / "summary.md").read_text()
+    assert f"1 denied ({DENIED_NAME})" in summary and "evidence/network.ndjson" in summary
     mounted = {m["path"]: m["how"] for m in sandbox["mounts"]}
     assert mounted[str(task.workspace)] == "rw" and mounted[str(task.input)] == "ro"
     assert not any(path.startswith(str(escape.root)) for path in mounted)
@@ -54,6 +56,7 @@ def test_sandbox_off_runs_as_the_user_and_says_so(escape: Escape, tmp_path) -> N
     assert manifest["metadata"]["sandbox"] == {"mode": "off"}
     assert any("sandbox off" in w for w in manifest["metadata"]["warnings"])
     assert "sandbox off" in result.stderr
+    assert "sandbox: off: the engine ran as the user" in (task.output / "summary.md").read_text()
     assert not (task.output / "evidence" / "network.ndjson").exists()
 
 
