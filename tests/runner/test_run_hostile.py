@@ -1,7 +1,11 @@
 """`holon run` against a hostile engine and hostile inputs, through the real `holon-agent` and
 the replay engine (whose steps run shell commands in the snapshot): planted links are never
 followed, only holon's own output dirs are emptied, inputs are copied without leaving their
-directory, and the original workspace is proven unchanged after every run."""
+directory, and the original workspace is proven unchanged after every run.
+
+These are holon's defences behind the room: they run with ``HOLON_SANDBOX=off``, where the
+engine reaches whatever the user can (the room takes the original workspace, the run dir and
+the input out of its reach altogether: ``test_the_room_keeps_the_original_out_of_reach``)."""
 
 from __future__ import annotations
 
@@ -19,10 +23,32 @@ from .kit import ENGINE_STEPS, git, holon_run, make_workspace, run_dirs, write, 
 
 REPLAY = ["--engine", "replay", "--json"]
 Steps = list[dict[str, Any]]
+#: The defences a user with --sandbox off still has (the module docstring says why).
+OFF = {"HOLON_SANDBOX": "off"}
 
 
-def _run(tmp: Path, spec: Path, ws: Path, *extra: str) -> Any:
-    return holon_run(tmp, [str(spec), "--workspace", str(ws), *REPLAY, *extra])
+def _run(tmp: Path, spec: Path, ws: Path, *extra: str, room: bool = False) -> Any:
+    argv = [str(spec), "--workspace", str(ws), *REPLAY, *extra]
+    return holon_run(tmp, argv, env=None if room else OFF)
+
+
+def test_the_room_keeps_the_original_out_of_reach(tmp_path: Path) -> None:
+    """With the default room, the same hostile steps meet paths that do not exist: the
+    original workspace, the run dir beside the snapshot, the input's spec."""
+    ws = make_workspace(tmp_path / "ws", "git")
+    out = tmp_path / "out"
+    steps: Steps = [
+        {"run": f"echo planted > {ws}/planted.txt || echo original-unreachable > {{output}}/o"},
+        {"run": "touch ../planted-beside && ls -a .. > {output}/beside"},
+        *ENGINE_STEPS,
+    ]
+    ran = _run(tmp_path, write_task(tmp_path / "task", steps), ws, "--output", str(out), room=True)
+
+    assert ran.exit_code == 0, ran.stderr
+    assert not (ws / "planted.txt").exists()
+    assert (out / "o").read_text() == "original-unreachable\n"
+    (run_dir,) = run_dirs(tmp_path)
+    assert not list(run_dir.rglob("planted-beside"))
 
 
 # -- 1. links planted next to the snapshot ----------------------------------------------------
