@@ -25,6 +25,7 @@ from holon_conformance.suite.harness import Target
 from holon_conformance.suite.hermetic import BaseHermetic
 from holon_conformance.suite.marks import CheckBase as _Base
 from holon_conformance.suite.marks import cap, req
+from holon_conformance.suite.room import BaseRoom
 from holon_conformance.suite.run_record import RunRecord
 from holon_conformance.suite.serve_checks import BaseServe
 
@@ -344,6 +345,7 @@ class ConformanceSuite(
     BaseArtifacts,
     BaseProcessHygiene,
     BaseHermetic,
+    BaseRoom,
     BaseServe,
 ):
     """Every check; subclass as ``TestX(ConformanceSuite)`` with ``adapter_name = "x"``."""

@@ -11,6 +11,8 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
+from holon_conformance.suite import room_escape
+
 #: Committed in the workspace before every run; the success case rewrites it.
 OLD_BLOB = b"\x00\x01holon-before\xff\n"
 NEW_BLOB = b"\x00\x02holon\xfe\n"
@@ -40,6 +42,9 @@ class Case:
     canaries: bool = False
     #: The workspace files the scenario changes: diff.patch must name exactly these.
     changes: frozenset[str] = frozenset()
+    #: Plant a key in the sentinel HOME and a sibling of the workspace, and serve a counting
+    #: loopback listener and an allowed host for the escape step (:mod:`room_escape`).
+    room: bool = False
 
 
 #: The shell step also prints the environment the engine gives its tools (hermeticity check),
@@ -160,6 +165,20 @@ _BUDGET_TURNS: list[dict[str, Any]] = [
     {"run_shell": {"command": "cat hello.txt"}},
     {"final": {"text": "unreachable: the budget allows one model call"}},
 ]
+#: The room case (HOLON-ROOM-*): write a file, then try every way out of holon's room in one
+#: shell step (docs/sandbox.md); the task must still succeed.
+ROOM_DONE = "room.txt"
+_ROOM_TURNS: list[dict[str, Any]] = [
+    {"write_file": {"path": ROOM_DONE, "content": HELLO}},
+    {"run_shell": {"command": room_escape.COMMAND}},
+    {"final": {"text": "Wrote room.txt and tried every way out."}},
+]
+_ROOM_REPLAY: list[dict[str, Any]] = [
+    {"write": {"path": ROOM_DONE, "content": HELLO}},
+    {"run": room_escape.COMMAND},
+    {"say": "Wrote room.txt and tried every way out."},
+    {"outcome": "success"},
+]
 
 CASES: dict[str, Case] = {
     case.name: case
@@ -195,6 +214,8 @@ CASES: dict[str, Case] = {
             _FINAL_REPLAY,
             {"constraints": {"budget": {"max_model_calls": 1}}},
         ),
+        # One run for every HOLON-ROOM row.
+        Case("room", _ROOM_TURNS, _ROOM_REPLAY, room=True, changes=frozenset({ROOM_DONE})),
         Case("probe", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",)),
         Case("probe-no-spec", _FINAL_TURNS, _FINAL_REPLAY, args=("--probe",), no_spec=True),
         Case(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from holon_conformance.suite import canary, trace
+from holon_conformance.suite import canary, room_escape, trace
 from holon_conformance.suite.agent_env import PLANTED_SECRETS, agent_base_env
 from holon_conformance.suite.agent_process import run_pipes, run_pty
 from holon_conformance.suite.cases import CASES, CONTEXT, WORKSPACE, Case
@@ -160,15 +160,23 @@ def run_case(target: Target, case: Case) -> RunRecord:
     root, input_dir, workspace, output = prepare_task(target, case)
     # Above the workspace: where Claude (CLAUDE.md) and Gemini (.env) walk up to.
     planted = canary.plant(root / "home", workspace.parent) if case.canaries else {}
+    escape = room_escape.open_escape(root / "home", workspace) if case.room else None
+    if escape is not None:
+        planted |= {path: canary.digest(path) for path in escape.planted}
+    fill = escape.fill if escape is not None else str
     scenario = parse_scenario({"turns": case.turns}, f"conformance-{case.name}")
-    with ScriptedProvider(scenario, workdir=str(workspace)) as provider:
+    with contextlib.ExitStack() as stack:
+        if escape is not None:
+            stack.callback(escape.close)
+        provider = stack.enter_context(ScriptedProvider(scenario, workdir=str(workspace)))
         endpoint = _endpoint(target, provider.url)
         secret = next((v for k, v in endpoint.items() if k in target.adapter.credential_env), "")
-        turns = json.loads(_fill(json.dumps(case.turns), secret))
+        turns = json.loads(fill(_fill(json.dumps(case.turns), secret)))
         provider.set_scenario(parse_scenario({"turns": turns}, f"conformance-{case.name}"))
-        replay = json.loads(_fill(json.dumps(case.replay), secret))
+        replay = json.loads(fill(_fill(json.dumps(case.replay), secret)))
         (root / "replay.yaml").write_text(yaml.safe_dump(replay, sort_keys=False), "utf-8")
         env = _agent_env(target, case, endpoint, root)
+        env |= escape.env() if escape is not None else {}
         secrets = [v for k, v in endpoint.items() if k in target.adapter.credential_env]
         argv = [sys.executable, "-m", "holon_core.agent", "--engine", target.name]
         argv += ["--input", str(input_dir), "--workspace", str(workspace)]
@@ -186,7 +194,7 @@ def run_case(target: Target, case: Case) -> RunRecord:
         record.requests = [request.to_json() for request in provider.requests]
     _read_trace(record, root)
     record.root, record.output_dir, record.workspace = root, output, workspace
-    record.secrets, record.planted = secrets, planted
+    record.secrets, record.planted, record.escape = secrets, planted, escape
     after_inputs = _snapshot(input_dir)
     record.input_changed = sorted(
         k

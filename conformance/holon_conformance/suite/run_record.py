@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from holon_conformance.suite.room_escape import RoomEscape
 
 
 @dataclass
@@ -41,6 +44,8 @@ class RunRecord:
     secrets: list[str] = field(default_factory=list)
     #: Canary files planted as user config (see :mod:`canary`) -> their hash before the run.
     planted: dict[Path, str] = field(default_factory=dict)
+    #: The room case's host side (planted key, listener and allowed-host counts), else None.
+    escape: RoomEscape | None = None
 
     @property
     def stopped(self) -> bool:
