@@ -67,6 +67,11 @@ class _Listener:
 
     sock: socket.socket
     accepted: int = 0
+    #: Kept from the start: a closed socket has no name.
+    port: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.port = int(self.sock.getsockname()[1])
 
     def serve(self) -> None:
         while True:
@@ -97,6 +102,10 @@ class _AllowedServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
     hits = 0
 
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
 
 @dataclass
 class RoomEscape:
@@ -116,11 +125,11 @@ class RoomEscape:
 
     @property
     def port(self) -> int:
-        return int(self._listener.sock.getsockname()[1])
+        return self._listener.port
 
     @property
     def allowed_port(self) -> int:
-        return int(self._allowed.server_address[1])
+        return self._allowed.port
 
     @property
     def write_targets(self) -> list[Path]:
