@@ -59,6 +59,17 @@ EXPECTED: dict[str, dict[str, str]] = {
         "RFC2-RUN-005": "WARN",
     },
     "broken-dirties-workspace": {"HOLON-PATCH-001": _F},
+    # Its engine runs outside the room (the room holds only a client printing the engine's
+    # output): the escape step reads the home and the sibling, writes beside them, reaches the
+    # host's loopback, and, with no proxy in its environment, neither the denied host (so it
+    # is never recorded) nor the allowed one. The task itself still succeeds.
+    "broken-escapes-room": {
+        "HOLON-ROOM-001": _F,
+        "HOLON-ROOM-002": _F,
+        "HOLON-ROOM-003": _F,
+        "HOLON-ROOM-004": _F,
+        "HOLON-ROOM-005": _F,
+    },
     "broken-reads-user-env": {"HOLON-HERM-001": _F},
     "broken-passes-env": {"HOLON-HERM-001": _F},
     "broken-leaks-key": {"HOLON-KEY-001": _F},
