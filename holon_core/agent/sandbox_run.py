@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,10 +70,14 @@ def enter(run: RunState, context: RunContext, plan: LaunchPlan) -> LaunchPlan:
 
 def room_paths(context: RunContext, plan: LaunchPlan) -> RoomPaths:
     """What this run's room mounts: its own dirs, the engine's install, the interpreter."""
+    from holon_core.engine.binaries import managed_engine_dir
     from holon_core.sandbox.mounts import interpreter_paths
     from holon_core.sandbox.room import RoomPaths
 
     readable = [context.input_dir, *interpreter_paths(), *_install_paths(context, plan)]
+    # every pinned engine: an ACP profile's agent starts the direct engine's CLI
+    readable.append(managed_engine_dir(plan.env))
+    readable += _named_files(plan.env)
     writable = [context.workspace, context.output_dir, context.run_dir, context.home]
     return RoomPaths(readable, writable)
 
@@ -94,6 +99,22 @@ def _install_paths(context: RunContext, plan: LaunchPlan) -> list[Path]:
                 found.append(Path(*parts[: parts.index("node_modules")]))
             else:
                 found.append(path)
+    return found
+
+
+def _named_files(env: Mapping[str, str]) -> list[Path]:
+    """Files the engine's environment names by absolute path (a CA bundle, a direct engine's
+    binary an ACP agent starts): holon built that environment, so each is meant to be read.
+    Files only: a directory named there is not taken whole."""
+    found = []
+    for value in env.values():
+        if value.startswith("/") and len(value) < 4096 and "\n" not in value:
+            path = Path(value)
+            try:
+                if path.is_file():
+                    found.append(path)
+            except OSError:
+                continue
     return found
 
 
