@@ -164,12 +164,26 @@ def test_an_orphan_that_left_the_session_and_cleared_its_env_is_reaped(tmp_path)
     """Nothing marks it as the engine's (own session, no marker variable), but it was
     adopted by holon-agent, the subreaper, so it is the engine's and must not survive."""
     steps = [{"run": "setsid -f env -i /bin/sleep 303 >/dev/null 2>&1 </dev/null"}, {"say": "ok"}]
-    result = run_agent(make_task(tmp_path, replay=steps))
+    # holon's own reaper, behind the room (in the room the PID namespace dies with the engine)
+    result = run_agent(make_task(tmp_path, replay=steps), env={"HOLON_SANDBOX": "off"})
     assert result.exit_code == 0, result.stderr
     assert result.manifest is not None
     assert result.manifest["metadata"]["process"]["leftovers_killed"] >= 1
     survivors = [
         p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["/bin/sleep", "303"]
+    ]
+    assert not survivors
+
+
+def test_in_the_room_an_orphan_dies_with_the_engine(tmp_path):
+    """The room's PID namespace ends with the engine's first process: an orphan that left the
+    session and cleared its environment goes with it."""
+    steps = [{"run": "setsid -f env -i /bin/sleep 304 >/dev/null 2>&1 </dev/null"}, {"say": "ok"}]
+    result = run_agent(make_task(tmp_path, replay=steps))
+    assert result.exit_code == 0, result.stderr
+    assert result.manifest is not None and result.manifest["metadata"]["sandbox"]["mode"] == "on"
+    survivors = [
+        p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["/bin/sleep", "304"]
     ]
     assert not survivors
 
