@@ -75,6 +75,11 @@ class LaunchPlan:
     stdin: bytes | None = None
     #: Seconds to wait after SIGTERM before SIGKILL.
     grace_seconds: float = 3.0
+    #: ``argv[0]`` is a wrapper that must outlive the stop signals its process group gets
+    #: (the room's bwrap: its death would SIGKILL everything inside at once, leaving the
+    #: engine no grace). It starts with SIGTERM, SIGINT and SIGHUP ignored; the program it
+    #: runs must set its own (the room's first process does).
+    wrapper: bool = False
 
 
 @dataclass(slots=True)

@@ -43,6 +43,31 @@ def become_subreaper() -> bool:
 _PR_SET_PDEATHSIG = 1
 
 
+def ignoring_stop_signals(
+    then: Callable[[], None] | None,
+) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that ignores SIGTERM, SIGINT and SIGHUP in the child, then runs
+    ``then``. The disposition survives ``exec``: for a wrapper whose death would take its
+    program's grace away (see ``LaunchPlan.wrapper``). Only libc's ``signal`` between fork
+    and exec (resolved here), as :func:`die_with_parent` does."""
+    try:
+        libc_signal = ctypes.CDLL(None, use_errno=True).signal
+    except (OSError, AttributeError):
+        return then
+    libc_signal.restype = ctypes.c_void_p
+    libc_signal.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    ignore = ctypes.c_void_p(1)  # SIG_IGN
+    numbers = [int(signal.SIGTERM), int(signal.SIGINT), int(signal.SIGHUP)]
+
+    def preexec() -> None:
+        for number in numbers:
+            libc_signal(number, ignore)
+        if then is not None:
+            then()
+
+    return preexec
+
+
 def die_with_parent(sig: signal.Signals = signal.SIGKILL) -> Callable[[], None] | None:
     """A ``preexec_fn`` giving the child ``sig`` when this process dies (Linux; else None).
 

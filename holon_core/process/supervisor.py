@@ -30,7 +30,7 @@ from holon_core.process.claims import claiming, release_claims
 from holon_core.process.engine_run import STOPPED_DRAIN, EndedBy, EngineRun
 from holon_core.process.pipes import Spool
 from holon_core.process.proc_scan import TREE_MARKER_ENV, children_of
-from holon_core.process.reaper import become_subreaper, die_with_parent
+from holon_core.process.reaper import become_subreaper, die_with_parent, ignoring_stop_signals
 from holon_core.process.watchdogs import release_watchdog, run_watchdog
 
 if TYPE_CHECKING:
@@ -155,7 +155,9 @@ def _spawn(plan: LaunchPlan, marker: str) -> subprocess.Popen[bytes]:
             close_fds=True,
             bufsize=0,
             # The engine dies if the agent is SIGKILLed (thread-safe: see die_with_parent).
-            preexec_fn=die_with_parent(),  # noqa: PLW1509
+            preexec_fn=(  # noqa: PLW1509
+                ignoring_stop_signals(die_with_parent()) if plan.wrapper else die_with_parent()
+            ),
         )
         claimed.engines.add(proc.pid)
     return proc

@@ -142,7 +142,7 @@ def open_room(  # noqa: PLR0917 - each is one part of the room
     argv += ["--ro-bind", init, "/run/holon-init.py", "--bind", socket_dir, SOCKETS_INSIDE]
     argv += ["--chdir", str(plan.cwd), "--", sys.executable, "-I", "-S", "/run/holon-init.py"]
     argv += [*forwards, "--", *plan.argv]
-    return replace(plan, argv=argv, env=proxied_env(plan.env)), room
+    return replace(plan, argv=argv, env=proxied_env(plan.env), wrapper=True), room
 
 
 def _short_temp_dir() -> str:
