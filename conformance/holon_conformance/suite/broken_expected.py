@@ -4,6 +4,9 @@ rows that are not a pass, exactly, and the requirement each was written to break
 from __future__ import annotations
 
 _F = "FAIL"
+#: Every row of the room case: an adapter whose engine never does the task fails them all
+#: (the escape step's output is nowhere, and the task did not succeed).
+_ROOM_ROWS = [f"HOLON-ROOM-00{n}" for n in range(1, 7)]
 #: Broken adapter -> every row the suite must not pass, with its outcome (all others PASS,
 #: supported or N/A). A MAY row is never FAIL: a broken probe mode reads ``absent``.
 EXPECTED: dict[str, dict[str, str]] = {
@@ -26,6 +29,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "RFC2-V01-HOST-001": _F,
         "HOLON-PATCH-001": _F,
         "HOLON-HERM-001": _F,
+        **dict.fromkeys(_ROOM_ROWS, _F),
         "RFC2-OUT-006": "WARN",
         "RFC2-PATCH-001": "WARN",
         "RFC2-PATCH-002": "WARN",
@@ -52,6 +56,7 @@ EXPECTED: dict[str, dict[str, str]] = {
         "HOLON-SCHEMA-001": _F,
         "HOLON-PATCH-001": _F,
         "HOLON-HERM-001": _F,
+        **dict.fromkeys(_ROOM_ROWS, _F),
         "RFC2-OUT-006": "WARN",
         "RFC2-OUT-007": "WARN",
         "RFC2-PATCH-001": "WARN",

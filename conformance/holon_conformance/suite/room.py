@@ -12,6 +12,7 @@ directory (an offline engine's events).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,9 +107,10 @@ class BaseRoom(CheckBase):
         run, escape = _room_run(holon_target)
         _step_output(run)
         written = [str(p) for p in escape.write_targets if p.exists() or p.is_symlink()]
-        # New files in the sentinel HOME and TMPDIR, beside the task's dirs and in the sibling
-        # (what holon-agent itself makes in the shared /tmp is RFC2-OUT-003's to judge).
-        written += [p for p in run.outside_writes if p not in written]
+        # What the step wrote wherever it landed: new files in the sentinel HOME and TMPDIR,
+        # beside the task's dirs and in the sibling. What holon-agent or the adapter itself
+        # writes there (outside the room) is RFC2-OUT-001/003's to judge.
+        written += [p for p in run.outside_writes if Path(p).name == "pwned" and p not in written]
         assert not written, f"the engine's tools wrote outside the room: {written[:8]}"
 
     @req("HOLON-ROOM-003")
