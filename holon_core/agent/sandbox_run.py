@@ -62,34 +62,36 @@ def enter(run: RunState, context: RunContext, plan: LaunchPlan) -> LaunchPlan:
     def record(line: str) -> None:
         evidence.write_line("network.ndjson", line)
 
-    wrapped, room = open_room(plan, found, room_paths(context, plan), policy, endpoints, record)
+    paths = room_paths(context, plan, run.env)
+    wrapped, room = open_room(plan, found, paths, policy, endpoints, record)
     run.metadata[_KEY] = room
     run.log.info("sandbox", mechanism="bubblewrap", version=found.version, allow=policy.describe())
     return wrapped
 
 
-def room_paths(context: RunContext, plan: LaunchPlan) -> RoomPaths:
+def room_paths(context: RunContext, plan: LaunchPlan, env: Mapping[str, str]) -> RoomPaths:
     """What this run's room mounts: its own dirs, the engine's install, the interpreter."""
     from holon_core.engine.binaries import managed_engine_dir
     from holon_core.sandbox.mounts import interpreter_paths
     from holon_core.sandbox.room import RoomPaths
 
-    readable = [context.input_dir, *interpreter_paths(), *_install_paths(context, plan)]
-    # every pinned engine: an ACP profile's agent starts the direct engine's CLI
-    readable.append(managed_engine_dir(plan.env))
-    readable += _named_files(plan.env)
+    programs = [context.binary, Path(plan.argv[0]) if plan.argv else None]
+    node = shutil.which("node", path=plan.env.get("PATH"))
+    programs.append(Path(node) if node else None)
+    # files the engine's environment names (a CA bundle, the direct engine an ACP agent runs)
+    programs += _named_files(plan.env)
+    readable = [context.input_dir, *interpreter_paths(), *_install_paths(programs)]
+    # every pinned engine (holon-agent's HOLON_ENGINES_DIR: the engine's HOME is run-local)
+    readable.append(managed_engine_dir(env))
     writable = [context.workspace, context.output_dir, context.run_dir, context.home]
     return RoomPaths(readable, writable)
 
 
-def _install_paths(context: RunContext, plan: LaunchPlan) -> list[Path]:
-    """The engine's install and Node's: an npm prefix whole (the package needs its
+def _install_paths(programs: list[Path | None]) -> list[Path]:
+    """Where programs are installed: an npm prefix whole (the package needs its
     ``node_modules``), any other program as its own file (a binary in ``~/.local/bin`` must
     not bring the rest of the home with it)."""
     found: list[Path] = []
-    programs = [context.binary, Path(plan.argv[0]) if plan.argv else None]
-    node = shutil.which("node", path=plan.env.get("PATH"))
-    programs.append(Path(node) if node else None)
     for program in programs:
         if program is None:
             continue
