@@ -18,12 +18,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -88,7 +90,7 @@ class RoomNetwork:
             self._loop.close()
 
     async def _listen(self) -> None:
-        self._servers.append(await asyncio.start_unix_server(self._proxy, self.proxy_socket))
+        self._servers.append(await _unix_server(self._proxy, self.proxy_socket))
         for path, target in self.bridges.items():
 
             async def bridge(
@@ -98,7 +100,7 @@ class RoomNetwork:
             ) -> None:
                 await self._bridge(reader, writer, target)
 
-            self._servers.append(await asyncio.start_unix_server(bridge, path))
+            self._servers.append(await _unix_server(bridge, path))
 
     async def _bridge(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, target: tuple[str, int]
@@ -190,6 +192,23 @@ class RoomNetwork:
         line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **entry}
         with contextlib.suppress(Exception):
             self._record(json.dumps(line, sort_keys=False))
+
+
+async def _unix_server(
+    handler: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Any], path: str
+) -> asyncio.AbstractServer:
+    """A Unix socket server at ``path``, however long: a socket path holds 107 bytes, and a
+    run's temp dir (a Ray worker's scratch dir, say) can use most of that up, so a long one
+    is bound through ``/proc/self/fd`` of its directory."""
+    if len(path.encode()) < 100:
+        return await asyncio.start_unix_server(handler, path)
+    directory = os.open(Path(path).parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(f"/proc/self/fd/{directory}/{Path(path).name}")
+    finally:
+        os.close(directory)
+    return await asyncio.start_unix_server(handler, sock=sock)
 
 
 def _parse(head: bytes) -> tuple[str, str, int, bytes | None] | None:

@@ -108,7 +108,7 @@ def open_room(  # noqa: PLR0917 - each is one part of the room
     from holon_core.sandbox.policy import AllowRule, NetworkPolicy
 
     assert bwrap.path is not None
-    socket_dir = tempfile.mkdtemp(prefix="holon-room-", dir=_short_temp_dir())
+    socket_dir = tempfile.mkdtemp(prefix="holon-room-")  # the run's TMPDIR: nothing in /tmp
     bridges: dict[str, tuple[str, int]] = {}
     forwards: list[str] = []
     bridged: list[str] = []
@@ -143,13 +143,6 @@ def open_room(  # noqa: PLR0917 - each is one part of the room
     argv += ["--chdir", str(plan.cwd), "--", sys.executable, "-I", "-S", "/run/holon-init.py"]
     argv += [*forwards, "--", *plan.argv]
     return replace(plan, argv=argv, env=proxied_env(plan.env), wrapper=True), room
-
-
-def _short_temp_dir() -> str:
-    """Where the room's Unix sockets go: a socket path has room for 107 bytes, and a run's
-    TMPDIR (a Ray worker's scratch dir, say) can use most of that up."""
-    default = tempfile.gettempdir()
-    return default if len(default) <= 48 or not Path("/tmp").is_dir() else "/tmp"
 
 
 def proxied_env(env: Mapping[str, str]) -> dict[str, str]:
