@@ -78,6 +78,9 @@ class RoomNetwork:
             for server in self._servers:
                 server.close()
             tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            if tasks:  # a connection the engine's last tool left: a moment to end and record
+                _, tasks_left = await asyncio.wait(tasks, timeout=1.0)
+                tasks = list(tasks_left)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -153,18 +156,16 @@ class RoomNetwork:
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         else:
             up_writer.write(forward)
-        sent, received = await _splice(reader, writer, up_reader, up_writer)
-        self._write(
-            {
-                **entry,
-                "allowed": True,
-                "why": why,
-                "address": address,
-                "bytes_sent": sent,
-                "bytes_received": received,
-                "seconds": round(time.monotonic() - started, 3),
-            }
-        )
+        done: dict[str, Any] = {"allowed": True, "why": why, "address": address}
+        try:
+            sent, received = await _splice(reader, writer, up_reader, up_writer)
+            done |= {"bytes_sent": sent, "bytes_received": received}
+        except asyncio.CancelledError:
+            done["error"] = "still open when the run ended"
+            raise
+        finally:
+            done["seconds"] = round(time.monotonic() - started, 3)
+            self._write({**entry, **done})
 
     async def _decide(self, host: str, port: int) -> tuple[str | None, str]:
         rule = self.policy.allowed(host, port)
