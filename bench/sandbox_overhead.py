@@ -226,7 +226,10 @@ def serve_blob(mib: int) -> None:
 
     threading.Thread(target=accept, daemon=True).start()
     print(listener.getsockname()[1], flush=True)
-    sys.stdin.read()
+    try:
+        sys.stdin.read()
+    finally:
+        blob.close()  # deletes it: the threads' closures would keep it past exit
 
 
 @contextlib.contextmanager
