@@ -80,6 +80,8 @@ def room_paths(context: RunContext, plan: LaunchPlan, env: Mapping[str, str]) ->
     programs.append(Path(node) if node else None)
     # files the engine's environment names (a CA bundle, the direct engine an ACP agent runs)
     programs += _named_files(plan.env)
+    # what an adapter linked into the run's home (OpenCode's ripgrep) must lead somewhere
+    programs += _link_targets(context.home)
     readable = [context.input_dir, *interpreter_paths(), *_install_paths(programs)]
     # every pinned engine (holon-agent's HOLON_ENGINES_DIR: the engine's HOME is run-local)
     readable.append(managed_engine_dir(env))
@@ -117,6 +119,24 @@ def _named_files(env: Mapping[str, str]) -> list[Path]:
                     found.append(path)
             except OSError:
                 continue
+    return found
+
+
+def _link_targets(home: Path, limit: int = 5000) -> list[Path]:
+    """Files the run-local home links to outside itself (an adapter links a tool it found on
+    the machine, rather than let the engine download one); at most ``limit`` entries read."""
+    found: list[Path] = []
+    seen = 0
+    for root, dirs, files in os.walk(home):
+        for name in (*dirs, *files):
+            seen += 1
+            path = Path(root, name)
+            if path.is_symlink():
+                target = Path(os.path.realpath(path))
+                if target.is_file() and not target.is_relative_to(home):
+                    found.append(target)
+        if seen > limit:
+            break
     return found
 
 

@@ -90,10 +90,14 @@ def link_ripgrep(home: Path, path: str | None) -> Path | None:
     rg = find_ripgrep(path)
     if rg is None:
         return None
-    target = home / ".local" / "share" / "opencode" / "bin" / "rg"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.exists():
-        target.symlink_to(rg.resolve())
+    # the data dir (older releases) and the cache dir (1.18: XDG_CACHE_HOME/opencode/bin)
+    for target in (
+        home / ".local" / "share" / "opencode" / "bin" / "rg",
+        home / ".cache" / "opencode" / "bin" / "rg",
+    ):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            target.symlink_to(rg.resolve())
     return target
 
 
