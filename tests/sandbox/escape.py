@@ -103,6 +103,16 @@ class Escape:
         self.allowed.shutdown()
         self.allowed.server_close()
 
+    def assert_contained_files(self, output_dir: Path) -> None:
+        """Nothing was written outside, and the home's key is in nothing the run left."""
+        assert not (self.home / "pwned").exists(), "the engine wrote into the user's home"
+        assert not (self.outside / "pwned").exists(), "the engine wrote outside its workspace"
+        for path in output_dir.rglob("*"):
+            if path.is_file():
+                assert self.secret not in path.read_text(errors="replace"), (
+                    f"the home's key reached {path.relative_to(output_dir)}"
+                )
+
     def assert_contained(self, output_dir: Path) -> list[dict[str, Any]]:
         """Nothing got out, and the record says what was tried; the network lines."""
         assert not (self.home / "pwned").exists(), "the engine wrote into the user's home"

@@ -32,6 +32,10 @@ def _gated(serve: Serve, turn_id: str, *, say: str = "done") -> Path:
 
 
 NEVER = [{"write": {"path": "never.txt", "content": "x"}}]
+#: These turns coordinate with the test, and with each other, through files beside the
+#: session (gates, started marks): outside any turn's room, so the rooms are off here.
+#: tests/sandbox/test_room_serve.py runs serve turns in their rooms.
+OUTSIDE_THE_ROOM = {"HOLON_SANDBOX": "off"}
 
 
 def _running_and_queued(
@@ -103,7 +107,7 @@ def _queued_ids(serve: Serve) -> list[str]:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Any:
-    serve = start(tmp_path, "--max-queued", "1")
+    serve = start(tmp_path, "--max-queued", "1", env=OUTSIDE_THE_ROOM)
     (serve.workspace / "README.md").write_text("hello\n")
     yield serve
     stop_quietly(serve)
@@ -166,7 +170,7 @@ def test_a_full_queue_answers_429_with_retry_after(server, check_open_responses)
 
 
 def test_a_queued_request_whose_client_leaves_never_runs(tmp_path):
-    serve = start(tmp_path, "--max-queued", "4")
+    serve = start(tmp_path, "--max-queued", "4", env=OUTSIDE_THE_ROOM)
     try:
         gate = _gated(serve, "d1")
         serve.script("d2", NEVER)
@@ -233,7 +237,7 @@ def test_cancel_takes_a_queued_response_out(server, check_open_responses):
 
 
 def test_max_concurrent_runs_isolated_sessions_side_by_side(tmp_path):
-    serve = start(tmp_path, "--max-concurrent", "2")
+    serve = start(tmp_path, "--max-concurrent", "2", env=OUTSIDE_THE_ROOM)
     try:
         # each turn waits (bounded) until the other has started too: side by side, both
         # see the other's mark; one at a time, neither would. The bound (120 s) is far above
@@ -267,7 +271,7 @@ def test_max_concurrent_runs_isolated_sessions_side_by_side(tmp_path):
 
 
 def test_turns_on_the_shared_workspace_never_run_side_by_side(tmp_path):
-    serve = start(tmp_path, "--max-concurrent", "2")
+    serve = start(tmp_path, "--max-concurrent", "2", env=OUTSIDE_THE_ROOM)
     try:
         gate, first, second, _ = _running_and_queued(serve, "w1", "w2", [{"say": "second"}])
         health = serve.client.health()
@@ -283,7 +287,7 @@ def test_turns_on_the_shared_workspace_never_run_side_by_side(tmp_path):
 
 
 def test_shutdown_lets_queued_turns_finish_and_sigterm_cancels_them(tmp_path):
-    serve = start(tmp_path / "a")
+    serve = start(tmp_path / "a", env=OUTSIDE_THE_ROOM)
     try:
         gate, first, second, _ = _running_and_queued(serve, "s1", "s2", [{"say": "after"}])
         assert serve.client.shutdown()["queued"] == 1
@@ -297,7 +301,7 @@ def test_shutdown_lets_queued_turns_finish_and_sigterm_cancels_them(tmp_path):
     finally:
         stop_quietly(serve)
 
-    serve = start(tmp_path / "b")
+    serve = start(tmp_path / "b", env=OUTSIDE_THE_ROOM)
     try:
         _, first, second, second_id = _running_and_queued(serve, "k1", "k2", NEVER)
         serve.process.send_signal(signal.SIGTERM)
@@ -312,7 +316,7 @@ def test_shutdown_lets_queued_turns_finish_and_sigterm_cancels_them(tmp_path):
 
 
 def test_a_queued_isolated_turn_starts_from_its_previous_turns_copy(tmp_path):
-    serve = start(tmp_path)
+    serve = start(tmp_path, env=OUTSIDE_THE_ROOM)
     try:
         gate = _gated(serve, "g1")  # i1 and i2 wait behind it: i2 is planned before i1 runs
         serve.script("i1", [{"write": {"path": "made.txt", "content": "by i1\n"}}])
