@@ -51,7 +51,13 @@ def through_agent(root: Path, source: Path) -> tuple[float, float]:
     task = make_task(root, replay=steps, git_repo=False)
     started = time.perf_counter()
     done = subprocess.run(
-        agent_argv(task), env=agent_env(), capture_output=True, check=False, timeout=3600
+        # the engine reads and writes files beside the task, outside a room; the room's own
+        # cost is bench/sandbox_overhead.py's
+        agent_argv(task),
+        env=agent_env({"HOLON_SANDBOX": "off"}),
+        capture_output=True,
+        check=False,
+        timeout=3600,
     )
     seconds = time.perf_counter() - started
     if done.returncode != 0:

@@ -142,6 +142,7 @@ def _pipeline(run: RunState, options: AgentOptions, run_id: str) -> Decision:
         record_cassette.start(run, context)  # --record: a recorder under the gateway
         replay_cassette.start(run, context)  # --cassette: answers from it under the gateway
         run.evidence.phase("launch")
+        context.sandboxed = sandbox_run.wanted(run)
         plan = sandbox_run.enter(run, context, run.plugins.launch(context))  # the room
         return context, plan, run.plugins.event_parser(context)
 

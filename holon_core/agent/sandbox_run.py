@@ -32,6 +32,11 @@ OFF_NOTE = (
 )
 
 
+def wanted(run: RunState) -> bool:
+    """Whether this run's engine goes into a room (the admission checked the setting)."""
+    return sandbox_setting(run.env)
+
+
 def enter(run: RunState, context: RunContext, plan: LaunchPlan) -> LaunchPlan:
     """The plan inside the room, or ``plan`` itself with the sandbox off."""
     if not sandbox_setting(run.env):

@@ -13,8 +13,8 @@ from pathlib import Path
 from types import FrameType
 
 from holon_core.cli.run_cmd import max_cost_option, report_option
-from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 from holon_core.runner.streams import write_safely
+from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from holon_core.cli.cassette_option import add_cassette_options, cassette_settings
 from holon_core.cli.record_option import add_record_option, record_option
-from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 from holon_core.errors import HolonError, InputError
 from holon_core.runner.agent_env import AGENT_CMD_ENV, AGENT_PATHS, AGENT_PATHS_ENV
+from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 from holon_core.spec.durations import parse_duration
 
 if TYPE_CHECKING:
@@ -76,7 +76,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     add_record_option(parser)
     add_cassette_options(parser)
-    add_sandbox_options(parser)
     _add_agent_options(parser)
     parser.add_argument(
         "--serve",
@@ -101,7 +100,9 @@ def _add_input_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_agent_options(parser: argparse.ArgumentParser) -> None:
-    """Which agent runs the task and where: another RFC-0002 agent, a container and its limits."""
+    """Which agent runs the task and where: another RFC-0002 agent, its room, a container and
+    its limits."""
+    add_sandbox_options(parser)
     parser.add_argument(
         "--agent",
         metavar="COMMAND",

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from holon_core.cli.cassette_option import add_cassette_options, cassette_settings
 from holon_core.cli.record_option import add_record_option, record_option
-from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 from holon_core.cli.run_cmd import max_cost_option, report_option, timeout_option
 from holon_core.errors import HolonError, InputError
+from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 
 if TYPE_CHECKING:
     from holon_core.runner.report import RunAborted, RunResult

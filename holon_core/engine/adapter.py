@@ -131,6 +131,10 @@ class RunContext:
     #: A persistent engine home (serve mode keeps it under the state dir so a resumed session
     #: finds its transcript); ``None``: a fresh home inside the run dir.
     home_root: Path | None = None
+    #: The engine runs in holon's room (``HOLON_SANDBOX``, docs/sandbox.md): paths outside
+    #: the run do not exist for it and the network is the room's, so an adapter may relax the
+    #: engine's own rules about them (one policy, the room's, for every engine).
+    sandboxed: bool = False
 
     @property
     def home(self) -> Path:

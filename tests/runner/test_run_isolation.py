@@ -111,8 +111,11 @@ def test_original_edited_during_the_run_is_not_applied(tmp_path: Path, kind: str
     spec = write_task(tmp_path / "task", steps)
     before = snapshot_tree(ws)
 
+    # the edit comes from outside the room (a user's); in the room the engine cannot make it
     ran = holon_run(
-        tmp_path, [str(spec), "--workspace", str(ws), "--engine", "replay", "--apply", "--json"]
+        tmp_path,
+        [str(spec), "--workspace", str(ws), "--engine", "replay", "--apply", "--json"],
+        env={"HOLON_SANDBOX": "off"},
     )
 
     assert ran.exit_code == 2

@@ -19,7 +19,8 @@ ENGINES += ["acp-opencode"]
 
 
 def _scenario(escape: Escape, path: Path) -> Path:
-    joined = "; ".join(escape.commands())
+    # the last attempt's status is not the test's: every attempt is judged by what it left
+    joined = "; ".join(escape.commands()) + "; true"
     turns = [
         {"write_file": {"path": "done.txt", "content": "done\n"}},
         {"run_shell": {"command": joined}},

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import secrets
 from pathlib import Path
+from typing import Any
 
 from .conftest import start, stop_quietly
 
@@ -20,7 +21,7 @@ def test_a_serve_turn_runs_in_its_room(tmp_path: Path) -> None:
     serve = start(tmp_path / "serve", env={"HOME": str(home)})
     try:
         (serve.workspace / "README.md").write_text("hello\n")
-        steps = [
+        steps: list[dict[str, Any]] = [
             {"run": f"cat {home}/.ssh/id_ed25519 || printf '%s-failed\\n' read-home"},
             {"run": f"echo pwned > {outside}/pwned || printf '%s-failed\\n' write"},
             {"write": {"path": "turn.txt", "content": "done\n"}},

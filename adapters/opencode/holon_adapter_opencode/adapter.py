@@ -73,7 +73,12 @@ class OpenCodeAdapter(EngineAdapter):
         binary = self.require_binary(run)
         run.home.mkdir(parents=True, exist_ok=True)
         run.tmp.mkdir(parents=True, exist_ok=True)
-        settings = config(self.model_for(run), run.env.get("ANTHROPIC_BASE_URL"), run.max_steps)
+        settings = config(
+            self.model_for(run),
+            run.env.get("ANTHROPIC_BASE_URL"),
+            run.max_steps,
+            sandboxed=run.sandboxed,
+        )
         env = base_env(run)
         env |= write_home(run.home, settings, env.get("PATH"))
         prompt = run.prompt.user

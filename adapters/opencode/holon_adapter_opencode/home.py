@@ -47,8 +47,13 @@ def skills_dir(home: Path) -> Path:
     return config_dir(home) / "skills"
 
 
-def config(model: str, base_url: str | None, max_steps: int | None) -> dict[str, Any]:
-    """The forced settings: one model for every agent, tools allowed, nothing shared."""
+def config(
+    model: str, base_url: str | None, max_steps: int | None, *, sandboxed: bool = False
+) -> dict[str, Any]:
+    """The forced settings: one model for every agent, tools allowed, nothing shared.
+
+    Outside directories: OpenCode refuses a command that names one, unless holon's room
+    already makes them nonexistent (then the room is the one policy, as for every engine)."""
     provider_id, _, model_id = model.partition("/")
     provider: dict[str, Any] = {"models": {model_id: {"name": model_id}}}
     if base_url:
@@ -69,7 +74,7 @@ def config(model: str, base_url: str | None, max_steps: int | None) -> dict[str,
             "bash": "allow",
             "skill": "allow",
             "webfetch": "deny",
-            "external_directory": "deny",
+            "external_directory": "allow" if sandboxed else "deny",
         },
     }
 

@@ -15,7 +15,6 @@ order and alone prints the matrix and writes ``--holon-report``: the same as a s
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import shutil
 import tempfile
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from holon_conformance.suite.xdist_relay import Controller, ship
 
 if TYPE_CHECKING:
     from holon_conformance.suite.harness import Target
@@ -36,9 +37,6 @@ PARAM = "holon_adapter_name"
 _collected_key = pytest.StashKey["Collected"]()
 _targets_key = pytest.StashKey[dict[str, "Target"]]()
 _plugins_key = pytest.StashKey["HolonPlugins"]()
-_index_key = pytest.StashKey[dict[str, int]]()
-#: The user property a worker's report carries its records in (taken off on the controller).
-SHIPPED = "holon_conformance_shipped"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -93,7 +91,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "holon_req(*ids): RFC requirement ids a test checks")
     config.addinivalue_line("markers", "holon_cap(name): adapter capability the test needs")
     if not _is_worker(config):
-        config.pluginmanager.register(_Controller(config), "holon-conformance-controller")
+        relay = Controller(
+            config, lambda: _collected(config), lambda: _plugins(config).engine_names()
+        )
+        config.pluginmanager.register(relay, "holon-conformance-controller")
     if config.getoption("holon_adapter", None):
         _check_installed(config)
 
@@ -265,7 +266,7 @@ def pytest_runtest_makereport(
     if report.when == "call" or (report.when == "setup" and not report.passed):
         rows = _record(item, report, str(name), req_ids)
     if _is_worker(item.config) and report.when != "teardown":
-        _ship(item, report, str(name), rows)
+        ship(item, report, str(name), rows, _collected(item.config).adapters.get(str(name)))
     return report
 
 
@@ -313,92 +314,6 @@ def _record(
     return rows
 
 
-def _index(item: pytest.Item) -> int:
-    """The item's place in the session's collection (the same on every worker)."""
-    config = item.config
-    if _index_key not in config.stash:
-        config.stash[_index_key] = {it.nodeid: i for i, it in enumerate(item.session.items)}
-    return config.stash[_index_key].get(item.nodeid, -1)
-
-
-def _ship(
-    item: pytest.Item, report: pytest.TestReport, name: str, rows: list[tuple[str, Result]]
-) -> None:
-    """On a worker: the rows and the adapter's description go to the controller with the
-    report (plain data, execnet-serializable)."""
-    info = _collected(item.config).adapters.get(name)
-    if info is None and not rows:
-        return
-    shipped = {
-        "index": _index(item),
-        "when": report.when,
-        "adapter": name,
-        "info": dataclasses.asdict(info) if info is not None else None,
-        "rows": [[req_id, r.outcome, r.test_id, r.message] for req_id, r in rows],
-    }
-    report.user_properties.append((SHIPPED, shipped))
-
-
-class _Controller:
-    """Serial or xdist controller: collects what workers ship (a serial run ships nothing)."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.shipped: list[dict[str, Any]] = []
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        """``--dist loadgroup``: each adapter's tests are one group. (xdist's own groups ride
-        on a suffix it writes into node ids, which pytest 9.2 no longer lets it change:
-        pytest-xdist issue 1386.)"""
-        if config.getoption("dist", None) != "loadgroup":
-            return None
-        from xdist.scheduler import LoadGroupScheduling  # type: ignore[import-untyped]
-
-        try:
-            names = _plugins(config).engine_names()
-        except Exception:  # a broken plugin: xdist's own grouping, the tests will say why
-            return None
-
-        class AdapterGroups(LoadGroupScheduling):  # type: ignore[misc]
-            def _split_scope(self, nodeid: str) -> str:
-                name = _adapter_of(nodeid, names)
-                return f"holon-adapter:{name}" if name else str(super()._split_scope(nodeid))
-
-        return AdapterGroups(config, log)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = report.user_properties
-        found = [value for key, value in props if key == SHIPPED and isinstance(value, dict)]
-        if found:
-            self.shipped += found
-            # Internal transport: not a property for JUnit or any other report.
-            props[:] = [(key, value) for key, value in props if key != SHIPPED]
-
-    def assemble(self) -> None:
-        """The xdist controller's collection, built from the workers' records in collection
-        order: columns, rows and messages in the order a serial run gives them."""
-        if not self.config.pluginmanager.hasplugin("dsession") or not self.shipped:
-            return
-        if _collected_key in self.config.stash and self.config.stash[_collected_key].adapters:
-            return  # assembled already
-        from holon_conformance.suite.report import AdapterInfo
-        from holon_conformance.suite.report import Result as Row
-
-        data = _collected(self.config)
-        phases = ("setup", "call")
-        ordered = sorted(self.shipped, key=lambda s: (s["index"], phases.index(s["when"])))
-        for shipped in ordered:
-            name, info = str(shipped["adapter"]), shipped["info"]
-            if info is not None:
-                described = AdapterInfo(**info)
-                if name not in data.adapters or described != AdapterInfo(name=name):
-                    data.adapters[name] = described
-            for req_id, outcome, test_id, message in shipped["rows"]:
-                data.add(name, req_id, Row(outcome, test_id, message))
-
-
 def _message(report: pytest.TestReport) -> str:
     if report.skipped and isinstance(report.longrepr, tuple):
         return str(report.longrepr[2])
@@ -406,19 +321,9 @@ def _message(report: pytest.TestReport) -> str:
     return str(crash.message) if crash is not None else str(report.longrepr)[-500:]
 
 
-def _adapter_of(nodeid: str, installed: list[str]) -> str | None:
-    """The adapter a parametrized test id names (``...::test_x[claude]``), if any."""
-    if not nodeid.endswith("]") or "[" not in nodeid:
-        return None
-    param = nodeid[nodeid.rindex("[") + 1 : -1]
-    # The longest installed name among the id's dash-joined parts (``acp-gemini``, not ``gemini``).
-    names = sorted(installed, key=len, reverse=True)
-    return next((name for name in names if f"-{name}-" in f"-{param}-"), None)
-
-
 def _assembled(config: pytest.Config) -> None:
     controller = config.pluginmanager.get_plugin("holon-conformance-controller")
-    if isinstance(controller, _Controller):
+    if isinstance(controller, Controller):
         controller.assemble()
 
 
