@@ -19,7 +19,7 @@ RUN := $(UV) run --frozen --no-sync
 WHEELHOUSE := $(CURDIR)/.tools/wheelhouse
 export HOLON_WHEELHOUSE := $(WHEELHOUSE)
 
-.PHONY: bootstrap sync engines wheelhouse oracles lint typecheck schemas pytest conformance test demo bench dist image image-test clean
+.PHONY: bootstrap sync engines wheelhouse oracles lint typecheck schemas pytest conformance test check demo bench dist image image-test clean
 
 bootstrap: $(UV) sync engines wheelhouse oracles
 
@@ -98,6 +98,16 @@ conformance: bootstrap
 
 # The whole suite: lint, types, every test (real engines included), then conformance.
 test: bootstrap lint typecheck pytest conformance
+
+# The developer's quick loop (no engine starts): lint, types, and the tests of pure code:
+# parsers and their fuzzing, the spec's rules, schemas, the layer map and public API, the
+# room's network policy and proxy, the requirement registry. `make test` stays the whole suite.
+CHECK_TESTS := tests/fuzz tests/test_layers.py tests/test_public_api.py tests/test_schemas.py \
+	tests/test_spec_loader.py tests/cli/test_manifest_doc.py tests/sandbox/test_policy.py \
+	adapters/*/tests/test_*_parser.py adapters/*/tests/test_*_fuzz.py \
+	conformance/tests/test_suite_registry.py
+check: sync lint typecheck
+	$(RUN) pytest -n auto --maxprocesses 4 -q $(CHECK_TESTS)
 
 demo: bootstrap
 	$(RUN) python examples/demo.py
