@@ -24,6 +24,7 @@ RESULTS = "results.jsonl"
 JOB_RECORD = "job.json"
 EVENTS = "evidence/events.ndjson"
 MODEL_CALLS = "evidence/model-calls.ndjson"
+NETWORK = "evidence/network.ndjson"
 
 _JSON_CAP = 4 << 20
 _EVENTS_CAP = 32 << 20
@@ -55,6 +56,8 @@ class RunRecord:
     diff: Text = field(default_factory=Text)
     summary: Text = field(default_factory=Text)
     model_calls: list[dict[str, Any]] = field(default_factory=list)
+    #: The room's egress proxy: every attempt, allowed or denied (docs/sandbox.md).
+    network: list[dict[str, Any]] = field(default_factory=list)
     task: dict[str, Any] = field(default_factory=dict)  # the spec holon run kept, if any
 
     @property
@@ -110,6 +113,7 @@ def load_run(path: Path) -> RunRecord:
     record.model_calls, _ = read_ndjson(
         output_dir / MODEL_CALLS, _JSON_CAP, max_lines=MAX_MODEL_CALLS
     )
+    record.network, _ = read_ndjson(output_dir / NETWORK, _JSON_CAP, max_lines=MAX_MODEL_CALLS)
     record.diff = read_text(output_dir / "diff.patch", _DIFF_CAP)
     record.summary = read_text(output_dir / "summary.md", _SUMMARY_CAP)
     if run_dir is not None:

@@ -40,6 +40,7 @@ def render(record: RunRecord, report_dir: Path) -> str:
             run_sections.changes(record),
             run_sections.skills(record),
             run_sections.model_calls(record),
+            run_sections.network(record),
             run_sections.checks(record),
             run_sections.evidence(record, report_dir),
             tag("footer", f"Written by holon {__version__} from {record.output_dir}"),

@@ -286,6 +286,34 @@ def model_calls(record: RunRecord) -> Markup | None:
     )
 
 
+def network(record: RunRecord) -> Markup | None:
+    """The room's egress proxy: what the engine's tools tried to reach, denied ones first."""
+    attempts = record.network
+    if not attempts:
+        return None
+    ordered = sorted(attempts, key=lambda a: a.get("allowed") is True)
+    header = tag("tr", [tag("th", h) for h in ("time", "host", "verdict", "why")])
+    rows = [
+        tag(
+            "tr",
+            tag("td", str(a.get("time") or "")),
+            tag("td", f"{a.get('host') or '?'}:{a.get('port') or '?'}"),
+            tag("td", "allowed" if a.get("allowed") is True else "denied"),
+            tag("td", str(a.get("error") or a.get("why") or "")),
+        )
+        for a in ordered
+    ]
+    denied = sum(1 for a in attempts if a.get("allowed") is not True)
+    table = tag("table", tag("thead", header), tag("tbody", rows))
+    words = f"{denied} denied, {len(attempts) - denied} allowed"
+    return join(
+        [
+            tag("h2", f"Network ({words})", id="network"),
+            tag("details", tag("summary", "Every connection through the room's proxy"), table),
+        ]
+    )
+
+
 def checks(record: RunRecord) -> Markup | None:
     found = objects(record.meta.get("checks"))
     if not found:

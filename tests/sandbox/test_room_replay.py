@@ -4,6 +4,8 @@ names what was denied, and ``--sandbox off`` says that it ran as the user."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from holon_core.testing import make_task, run_agent
 
@@ -40,6 +42,16 @@ def test_every_way_out_fails_and_the_task_succeeds(escape: Escape, tmp_path) -> 
     assert sandbox["network"]["denied_hosts"] == [DENIED_NAME]
     assert sandbox["network"]["allowed"] >= 1
     assert f"{ALLOWED_NAME}:{escape.allowed_port}" in sandbox["network"]["allow"]
+    report = tmp_path / "report.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "holon_core", "report", str(task.output), "--out", str(report)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    page = report.read_text()
+    assert "Network (1 denied, 1 allowed)" in page and DENIED_NAME in page
     summary = (task.output / "summary.md").read_text()
     assert f"1 denied ({DENIED_NAME})" in summary and "evidence/network.ndjson" in summary
     mounted = {m["path"]: m["how"] for m in sandbox["mounts"]}
