@@ -88,6 +88,8 @@ def room_paths(context: RunContext, plan: LaunchPlan, env: Mapping[str, str]) ->
     # what an adapter linked into the run's home (OpenCode's ripgrep) must lead somewhere
     programs += _link_targets(context.home)
     readable = [context.input_dir, *interpreter_paths(), *_install_paths(programs)]
+    # a snapshot borrows the repository's objects through git alternates: read-only
+    readable += _alternates(context.workspace)
     # every pinned engine (holon-agent's HOLON_ENGINES_DIR: the engine's HOME is run-local)
     readable.append(managed_engine_dir(env))
     writable = [context.workspace, context.output_dir, context.run_dir, context.home]
@@ -124,6 +126,24 @@ def _named_files(env: Mapping[str, str]) -> list[Path]:
                     found.append(path)
             except OSError:
                 continue
+    return found
+
+
+def _alternates(workspace: Path) -> list[Path]:
+    """The object dirs a git workspace borrows (``objects/info/alternates``), and theirs."""
+    found: list[Path] = []
+    todo = [workspace / ".git" / "objects"]
+    while todo and len(found) < 64:
+        listing = todo.pop() / "info" / "alternates"
+        try:
+            lines = listing.read_text(encoding="utf-8", errors="replace").splitlines()[:64]
+        except OSError:
+            continue
+        for line in lines:
+            path = Path(line.strip())
+            if line.strip().startswith("/") and path not in found:
+                found.append(path)
+                todo.append(path)
     return found
 
 

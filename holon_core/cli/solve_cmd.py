@@ -87,6 +87,10 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
         max_cost = max_cost_option(args.max_cost)
         record = record_option(args.record)  # before any GitHub call
         env |= cassette_settings(args, env)
+        # The github-solve skill still collects and publishes from inside the run (the GitHub
+        # API, the git remote): until that step moves out of the engine's run, solve starts
+        # its engine with the room off unless asked (--sandbox on); the record says so.
+        env.setdefault("HOLON_SANDBOX", "off")
         env |= sandbox_settings(args, env)
         workspace = args.workspace.expanduser().resolve()
         request, title, token = _prepare(args, env, workspace)

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 SECRET = "s3cr3t-VALUE-0123456789abcdef"
-ENV = {"MY_API_KEY": SECRET}
+#: The engine prints a file the test wrote beside the task, outside a room: these tests are
+#: about holon's output path, so the room is off (its own tests are tests/sandbox/).
+ENV = {"MY_API_KEY": SECRET, "HOLON_SANDBOX": "off"}
 
 
 def _flood(tmp_path: Path, data: bytes):
