@@ -71,7 +71,9 @@ def probe(env: Mapping[str, str]) -> Bubblewrap:
 
 @functools.lru_cache(maxsize=4)
 def _probe(path: str) -> Bubblewrap:
-    argv = [path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"]
+    # --as-pid-1: no init of its own, so bwrap waits for its one child and leaves no orphan
+    # (an unreaped bwrap stayed in holon-agent serve's process group after it stopped)
+    argv = [path, "--unshare-all", "--die-with-parent", "--as-pid-1", "--ro-bind", "/", "/"]
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/true"]
     try:
         code, said = _run(argv)

@@ -111,7 +111,9 @@ def test_no_process_above_the_engine_shows_the_key_in_its_environment(
     server = https_provider(str(scenario))
     ws = workspace(tmp_path)
     argv = ["--goal", "Look around", "--workspace", str(ws), "--engine", "claude", "--json"]
-    ran = holon_run(tmp_path, argv, engine_env(server, "claude", ca_file))
+    # the room hides every process above the engine; this is about those processes themselves
+    env = engine_env(server, "claude", ca_file) | {"HOLON_SANDBOX": "off"}
+    ran = holon_run(tmp_path, argv, env)
     assert json.loads(ran.stdout)["outcome"] == "success", ran.stderr
     sent = "\n".join(r.text() for r in server.requests)
     done = re.search(r"keyhunt-done (\d+) ancestors read, up to \[([^\]]*)\]", sent)

@@ -69,7 +69,8 @@ def test_sigkill_to_holon_agent_kills_the_engine_and_its_daemon(tmp_path):
     pids = tmp_path / "pids"
     pids.mkdir()
     task = make_task(tmp_path / "task", replay=_steps(pids), git_repo=False)
-    agent = start_agent(task)
+    # holon's own watchdog, behind the room (the engine writes its pids beside the task)
+    agent = start_agent(task, env={"HOLON_SANDBOX": "off"})
     try:
         daemon, sleeper = _wait_for_pids(pids, agent)
         tree = _tree(agent.pid)  # the engine, the watchdog, and what the engine started
@@ -91,6 +92,7 @@ def test_sigkill_to_holon_run_stops_the_agent_and_the_engine(tmp_path):
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
         "HOLON_RUNS_DIR": str(tmp_path / "runs"),
+        "HOLON_SANDBOX": "off",  # the engine writes its pids beside the task
     }
     argv = [sys.executable, "-m", "holon_core.cli.main", "run", str(task.spec)]
     argv += ["--workspace", str(workspace), "--engine", "replay", "--json", "--quiet"]
