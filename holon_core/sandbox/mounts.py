@@ -82,6 +82,15 @@ def system_args() -> list[str]:
 def interpreter_paths() -> list[Path]:
     """The interpreter and holon's packages (the replay engine and the ACP bridge are Python)."""
     paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent}
+    # every link on the way to the interpreter (a venv's python -> a tools dir's -> the real
+    # one): each becomes the same link in the room
+    hop = Path(sys.executable)
+    for _ in range(16):
+        if not hop.is_symlink():
+            break
+        target = hop.readlink()
+        hop = target if target.is_absolute() else hop.parent / target
+        paths.add(hop)
     # sys.path[0] is the script's dir or the cwd: a place, not an install
     for entry in sys.path[1:]:
         if entry and Path(entry).is_dir():
