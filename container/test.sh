@@ -26,5 +26,8 @@ echo "== probe, replay, podman stop, holon run --container (container/tests)"
 "$uv" run --frozen --no-sync pytest container/tests -q -p no:cacheprovider "$@"
 
 echo "== conformance suite for claude inside $image-test"
-podman run --rm --network host --workdir /tmp --entrypoint pytest "$image-test" \
+# The image sets HOLON_SANDBOX=off (the container is the boundary: docs/sandbox.md); the
+# suite hands that to holon-agent, and the room's rows are N/A there.
+podman run --rm --network host --workdir /tmp --entrypoint pytest \
+    --env HOLON_CONFORMANCE_PASS_ENV=HOLON_SANDBOX "$image-test" \
     -q -p no:cacheprovider --holon-adapter claude

@@ -12,6 +12,7 @@ directory (an offline engine's events).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,18 @@ from holon_conformance.suite.room_escape import RoomEscape
 from holon_conformance.suite.run_record import RunRecord
 
 
+def _room_off_on_purpose() -> bool:
+    """The operator runs the suite with the room off and hands that to holon-agent
+    (``HOLON_SANDBOX=off`` named in ``HOLON_CONFORMANCE_PASS_ENV``: holon's own image, where
+    the container is the boundary, docs/sandbox.md). Only then are the room's rows N/A; a
+    room that is off for any other reason fails them."""
+    passed = os.environ.get("HOLON_CONFORMANCE_PASS_ENV", "").replace(",", " ").split()
+    return "HOLON_SANDBOX" in passed and os.environ.get("HOLON_SANDBOX", "").lower() == "off"
+
+
 def _room_run(target: Target) -> tuple[RunRecord, RoomEscape]:
+    if _room_off_on_purpose():
+        pytest.skip("N/A: the suite runs with HOLON_SANDBOX=off passed to holon-agent")
     run = target.run("room")
     if run.escape is None:
         pytest.fail("the room case planted nothing: nothing was verified")
