@@ -132,6 +132,28 @@ class RoomEscape:
         return self._allowed.port
 
     @property
+    def accepted(self) -> int:
+        """Connections the loopback listener took so far (:attr:`connections` once closed)."""
+        return self._listener.accepted
+
+    def commands(self) -> list[str]:
+        """The escape as plain shell commands, one each, placeholders filled (for an engine
+        that runs steps one by one, as the replay engine's script does)."""
+        values = {
+            "home": str(self.home),
+            "sibling": str(self.sibling),
+            "outside": str(self.outside),
+            "port": str(self.port),
+            "allowed_port": str(self.allowed_port),
+        }
+        filled = []
+        for command in _escape_commands():
+            for name, value in values.items():
+                command = command.replace("{room_" + name + "}", value)
+            filled.append(command)
+        return filled
+
+    @property
     def write_targets(self) -> list[Path]:
         return [self.home / "pwned", self.outside / "pwned"]
 
