@@ -749,7 +749,7 @@ def output_holds_a_users_files(tmp: Path) -> Setup:
 # --- the engine's room (docs/sandbox.md) ---------------------------------------------------
 
 
-def _bwrap_without_namespaces(tmp: Path) -> str:
+def bwrap_without_namespaces(tmp: Path) -> str:
     """A bwrap as a machine without user namespaces has it: it runs, and cannot build a room."""
     fake = tmp / "bwrap-no-userns"
     fake.write_text(
@@ -765,7 +765,7 @@ def _bwrap_without_namespaces(tmp: Path) -> str:
 @refusal("sandbox_unavailable")
 def sandbox_on_a_machine_without_user_namespaces(tmp: Path) -> Setup:
     setup = task_with(tmp)
-    setup.env = {"HOLON_BWRAP": _bwrap_without_namespaces(tmp)}
+    setup.env = {"HOLON_BWRAP": bwrap_without_namespaces(tmp)}
     return setup
 
 

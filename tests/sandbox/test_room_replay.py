@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from holon_core.testing import make_task, run_agent
+from tests.refusal_cases import bwrap_without_namespaces
 
 from .escape import ALLOWED_NAME, DENIED_NAME, Escape
 
@@ -82,15 +83,8 @@ def test_a_bad_sandbox_setting_is_refused_before_the_launch(tmp_path) -> None:
 
 
 def test_a_machine_that_cannot_build_the_room_refuses_with_the_fix(tmp_path) -> None:
-    fake = tmp_path / "bwrap"
-    fake.write_text(
-        "#!/bin/sh\n"
-        'if [ "$1" = --version ]; then echo "bubblewrap 0.0.0"; exit 0; fi\n'
-        'echo "bwrap: No permissions to create new namespace" >&2; exit 1\n'
-    )
-    fake.chmod(0o755)
     task = make_task(tmp_path / "task", replay=[{"outcome": "success"}])
-    result = run_agent(task, env={"HOLON_BWRAP": str(fake)})
+    result = run_agent(task, env={"HOLON_BWRAP": bwrap_without_namespaces(tmp_path)})
     assert result.exit_code == 1
     manifest = result.manifest
     assert manifest is not None
