@@ -88,12 +88,32 @@ def room_paths(context: RunContext, plan: LaunchPlan, env: Mapping[str, str]) ->
     # what an adapter linked into the run's home (OpenCode's ripgrep) must lead somewhere
     programs += _link_targets(context.home)
     readable = [context.input_dir, *interpreter_paths(), *_install_paths(programs)]
-    # a snapshot borrows the repository's objects through git alternates: read-only
-    readable += _alternates(context.workspace)
     # every pinned engine (holon-agent's HOLON_ENGINES_DIR: the engine's HOME is run-local)
     readable.append(managed_engine_dir(env))
     writable = [context.workspace, context.output_dir, context.run_dir, context.home]
-    return RoomPaths(readable, writable)
+    placed, overlays = _borrowed_objects(context.workspace)
+    return RoomPaths(readable, writable, placed, overlays)
+
+
+#: Where the room sees the git objects a snapshot borrows.
+BORROWED_INSIDE = "/run/holon-git"
+
+
+def _borrowed_objects(workspace: Path) -> tuple[list[tuple[Path, str]], dict[str, str]]:
+    """A snapshot borrows the repository's objects through git alternates: the room sees
+    each borrowed dir read-only under :data:`BORROWED_INSIDE` (at its own name the original
+    workspace's path would exist inside), the snapshot's alternates file lists them there,
+    and a borrowed dir's own listing reads empty (the flat list already holds its dirs)."""
+    borrowed = _alternates(workspace)
+    placed = [(path, f"{BORROWED_INSIDE}/{index}") for index, path in enumerate(borrowed)]
+    if not placed:
+        return [], {}
+    listing = workspace / ".git" / "objects" / "info" / "alternates"
+    overlays = {str(listing): "".join(f"{inside}\n" for _, inside in placed)}
+    for path, inside in placed:
+        if (path / "info" / "alternates").is_file():
+            overlays[f"{inside}/info/alternates"] = ""
+    return placed, overlays
 
 
 def _install_paths(programs: list[Path | None]) -> list[Path]:

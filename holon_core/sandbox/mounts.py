@@ -8,7 +8,9 @@ a minimal one. The user's home, other repositories, ``/root``, ``/var``, ``/run`
 host's ``/tmp`` are not there at all: no deny list, so nothing is forgotten.
 
 Every path keeps its host name inside, so no path in the engine's command, environment or
-output needs translating.
+output needs translating; the one exception is the git objects a snapshot borrows from the
+user's repository, which the room sees under ``/run/holon-git`` (at their own name, the
+original workspace's path would exist in the room).
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ class Mount:
     how: How
     #: For ``how == "link"``: where the symlink points (a program reached through a link).
     target: str | None = None
+    #: Where the room sees ``path`` when not at its own name (the git objects a snapshot
+    #: borrows: at their own name they would recreate the original workspace's path inside).
+    inside: str | None = None
 
 
 def system_args() -> list[str]:
@@ -161,5 +166,6 @@ def mount_args(mounts: Iterable[Mount]) -> list[str]:
         if mount.how == "link" and mount.target is not None:
             args += ["--symlink", mount.target, mount.path]
         else:
-            args += ["--bind" if mount.how == "rw" else "--ro-bind", mount.path, mount.path]
+            flag = "--bind" if mount.how == "rw" else "--ro-bind"
+            args += [flag, mount.path, mount.inside or mount.path]
     return args

@@ -39,6 +39,10 @@ PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
 class RoomPaths:
     readable: list[Path] = field(default_factory=list)
     writable: list[Path] = field(default_factory=list)
+    #: Read-only dirs the room sees under another name: (host path, path inside).
+    placed: list[tuple[Path, str]] = field(default_factory=list)
+    #: Files whose content the room sees replaced: path inside -> the content it reads.
+    overlays: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -62,7 +66,9 @@ class Room:
             "version": self.bwrap.version,
             "namespaces": ["user", "mount", "pid", "network", "ipc", "uts", "cgroup"],
             "mounts": [
-                {"path": m.path, "how": m.how} | ({"target": m.target} if m.target else {})
+                {"path": m.path, "how": m.how}
+                | ({"target": m.target} if m.target else {})
+                | ({"inside": m.inside} if m.inside else {})
                 for m in self.mounts
             ],
             "system": {"read_only": [*room_mounts.SYSTEM_DIRS, "/etc (selected files)"]},
@@ -133,16 +139,28 @@ def open_room(  # noqa: PLR0917 - each is one part of the room
         shutil.rmtree(socket_dir, ignore_errors=True)
         raise
     mounts = room_mounts.plan(paths.readable, paths.writable)
+    mounts += [room_mounts.Mount(str(host), "ro", inside=inside) for host, inside in paths.placed]
     room = Room(bwrap, mounts, network, socket_dir, bridged, policy)
     init = str(Path(__file__).with_name("room_init.py"))
     argv = [bwrap.path, "--unshare-all", "--die-with-parent", "--cap-drop", "ALL"]
     argv += room_mounts.system_args()
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"]
     argv += room_mounts.mount_args(mounts)
+    argv += _overlay_args(paths.overlays, Path(socket_dir))
     argv += ["--ro-bind", init, "/run/holon-init.py", "--bind", socket_dir, SOCKETS_INSIDE]
     argv += ["--chdir", str(plan.cwd), "--", sys.executable, "-I", "-S", "/run/holon-init.py"]
     argv += [*forwards, "--", *plan.argv]
     return replace(plan, argv=argv, env=proxied_env(plan.env), wrapper=True), room
+
+
+def _overlay_args(overlays: Mapping[str, str], socket_dir: Path) -> list[str]:
+    """Each overlay's content in holon's private dir, bound read-only over its path inside."""
+    args: list[str] = []
+    for index, (inside, content) in enumerate(overlays.items()):
+        source = socket_dir / f"overlay-{index}"
+        source.write_text(content, encoding="utf-8")
+        args += ["--ro-bind", str(source), inside]
+    return args
 
 
 def proxied_env(env: Mapping[str, str]) -> dict[str, str]:

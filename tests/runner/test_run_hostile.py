@@ -40,6 +40,8 @@ def test_the_room_keeps_the_original_out_of_reach(tmp_path: Path) -> None:
     steps: Steps = [
         {"run": f"echo planted > {ws}/planted.txt || echo original-unreachable > {{output}}/o"},
         {"run": "touch ../planted-beside && ls -a .. > {output}/beside"},
+        # the history is there: the snapshot's git borrows the original's objects read-only
+        {"run": "git log --format=%s > {output}/log 2> {output}/log.err"},
         *ENGINE_STEPS,
     ]
     ran = _run(tmp_path, write_task(tmp_path / "task", steps), ws, "--output", str(out), room=True)
@@ -47,6 +49,8 @@ def test_the_room_keeps_the_original_out_of_reach(tmp_path: Path) -> None:
     assert ran.exit_code == 0, ran.stderr
     assert not (ws / "planted.txt").exists()
     assert (out / "o").read_text() == "original-unreachable\n"
+    assert (out / "log").read_text() == git(ws, "log", "--format=%s"), (out / "log.err").read_text()
+    assert (out / "log.err").read_text() == ""
     (run_dir,) = run_dirs(tmp_path)
     assert not list(run_dir.rglob("planted-beside"))
 
