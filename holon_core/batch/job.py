@@ -108,6 +108,13 @@ class RayOptions(_Strict):
     shared_paths: bool = Field(
         False, description="workers see the job's paths (a shared filesystem): no archives"
     )
+    lost_after: float = Field(
+        30.0,
+        ge=5,
+        le=3600,
+        description="seconds the cluster's GCS may leave every probe unanswered before the "
+        "cluster counts as lost and the unfinished cells end as lost_worker",
+    )
 
     @field_validator("memory", mode="before")
     @classmethod

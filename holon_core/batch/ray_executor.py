@@ -15,7 +15,8 @@
   secret); the ``OTEL_*`` settings, which may hold a key, come from the node's environment.
 - A lost worker or node: Ray runs the task again (``ray.max_retries``); only the try that
   finished sends its run dir back, so a cell is recorded once.
-- A lost cluster (its GCS does not answer for :data:`GCS_GRACE` seconds, or the node this
+- A lost cluster (its GCS does not answer for ``ray.lost_after`` seconds, default
+  :data:`GCS_GRACE`, or the node this
   driver is attached to is dead): Ray would keep the tasks pending, and the driver waiting,
   while it reconnects. :class:`ClusterWatch` asks the GCS every few seconds with a deadline;
   once the cluster is lost every unfinished cell ends at once as ``lost_worker`` (an
@@ -46,7 +47,8 @@ from holon_core.runner.streams import write_safely
 RESOURCE_PREFIX = "holon_engine_"
 _POLL = 0.5
 #: Seconds the cluster's GCS may leave every probe unanswered before the cluster counts as
-#: lost (a GCS restart, or a loaded head, gets this long).
+#: lost (a GCS restart, or a loaded head, gets this long): the default of the job file's
+#: ``ray.lost_after``.
 GCS_GRACE = 30.0
 #: How often the GCS is asked, and how long one answer may take.
 _PROBE_EVERY, _PROBE_TIMEOUT = 2.0, 5
@@ -114,7 +116,7 @@ class RayExecutor:
         self._bundles: dict[str, Any] = {}
         self._lock = threading.Lock()
         where = f"at {address}" if address else "started for this job"
-        self.watch = ClusterWatch(self.ray, where)
+        self.watch = ClusterWatch(self.ray, where, grace=job.data.ray.lost_after)
         self._lost_cells = 0
 
     def _check_resources(self, engines: list[str]) -> None:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
-from holon_core.models.manifest import Manifest
-from holon_core.models.spec import Spec
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 SCHEMA_IDS = {
     "spec": "https://holon.dev/schemas/spec.schema.json",
@@ -23,7 +21,10 @@ def schema_for(name: str) -> dict[str, Any]:
         from holon_core.cassette.format import schema as cassette_schema
 
         schema = cassette_schema()
-    else:
+    else:  # imported here: every `holon` command builds this module's parser
+        from holon_core.models.manifest import Manifest
+        from holon_core.models.spec import Spec
+
         model: type[BaseModel] = Spec if name == "spec" else Manifest
         schema = model.model_json_schema()
     return {

@@ -115,15 +115,15 @@ def highlight(filename: str, lines: list[str]) -> list[Markup]:
     if not lines or len(lines) > MAX_HIGHLIGHT_LINES:
         return plain
     try:
-        from pygments.lexers import get_lexer_for_filename  # type: ignore[import-untyped]
         from pygments.token import STANDARD_TYPES  # type: ignore[import-untyped]
-        from pygments.util import ClassNotFound  # type: ignore[import-untyped]
+
+        from holon_core.report.lexers import lexer_class_for
     except ImportError:
         return plain
-    try:
-        lexer = get_lexer_for_filename(filename.rsplit("/", 1)[-1], stripnl=False)
-    except ClassNotFound:
+    found = lexer_class_for(filename)
+    if found is None:
         return plain
+    lexer = found(stripnl=False)
     # per line, runs of [css class, text]: a token of the same class, or blank text, joins
     # the run before it (fewer spans, the same colours)
     out: list[list[list[str]]] = [[]]

@@ -24,3 +24,16 @@ def test_a_bad_job_budget_names_the_field(
     assert err.startswith("holon batch: error: ") and "limits.max_cost_usd" in err, err
     assert "Traceback" not in err
     assert not (tmp_path / "job.results").exists()
+
+
+@pytest.mark.parametrize("value", ["1", "-3", "abc", "99999"])
+def test_a_bad_ray_lost_after_names_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    """``ray.lost_after`` (seconds before a silent cluster counts as lost) is 5 to 3600."""
+    path = tmp_path / "job.yaml"
+    path.write_text(JOB + f"ray: {{lost_after: {value}}}\n", encoding="utf-8")
+    assert main(["batch", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("holon batch: error: ") and "ray.lost_after" in err, err
+    assert not (tmp_path / "job.results").exists()

@@ -76,7 +76,10 @@ def test_max_cost_is_each_cells_budget(engine_binary, https_provider, ca_file, t
         assert (budget["max_cost_usd"], budget["exceeded"]) == (0.0001, "max_cost_usd")
 
 
-RESET_AFTER = 20  # seconds: the retry-after the scripted server announces with its 429
+#: Seconds: the retry-after the scripted server announces with its 429. An immediate retry
+#: comes within the failed cell's end and a new claude start (2 to 3 s on a loaded 2-core
+#: machine), so 8 s tells a wait from none without holding a test worker for long.
+RESET_AFTER = 8
 
 
 def _rate_limited_job(tmp_path, https_provider, ca_file, retries):

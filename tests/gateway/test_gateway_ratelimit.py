@@ -46,7 +46,9 @@ def test_a_rate_limited_run_says_when_the_quota_resets(
     )
     server = https_provider(str(scenario))
     task = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
-    result = run_agent(task, "claude", env=engine_env(server, "claude", ca_file), timeout=120)
+    # no retry of claude's own: it would honour the retry-after (30 s) before giving up
+    env = engine_env(server, "claude", ca_file) | {"HOLON_CLAUDE_MAX_RETRIES": "0"}
+    result = run_agent(task, "claude", env=env, timeout=120)
     assert result.manifest is not None
     meta = result.manifest["metadata"]
     assert meta["reason"] == "rate_limited"
