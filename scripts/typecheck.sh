@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 mypy() { "$root/.venv/bin/mypy" --config-file "$root/pyproject.toml" "$@"; }
 relaxed=(--allow-untyped-defs --allow-incomplete-defs --allow-untyped-calls)
-mypy holon_core bench examples docs/adapters/example
+mypy holon_core bench examples docs/adapters/example scripts
 mypy "${relaxed[@]}" tests
 for pkg in conformance adapters/*/; do
   (
