@@ -36,7 +36,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         ),
     )
     install.add_argument(
-        "engine", nargs="?", default="all", help="an installed adapter's engine, or all (default)"
+        "engine",
+        nargs="?",
+        default="all",
+        help="an installed adapter's engine (an ACP profile installs the CLI it runs too), "
+        "or all (default)",
     )
     install.add_argument("--force", action="store_true", help="reinstall even when up to date")
     install.add_argument(
@@ -67,19 +71,43 @@ def run(args: argparse.Namespace) -> int:
 
 def _install(engine: str, force: bool, offline: bool) -> int:
     packages = engine_packages()
-    if engine != "all" and engine not in packages:
-        known = ", ".join(sorted(packages)) or "none"
-        raise EngineNotFound(
-            f'no installed adapter ships an engine named "{engine}" (known: {known})',
-            hint=f"pip install holon-adapter-{engine}, or pick one of: {known}, all",
+    chosen = packages if engine == "all" else _packages_of(engine, packages)
+    if not chosen:
+        print(
+            f"{engine}: nothing to install (its adapter ships no engine package: it runs a "
+            "command you install yourself)"
         )
-    chosen = packages if engine == "all" else {engine: packages[engine]}
+        return 0
     target = managed_engine_dir()
     installed = install_engines(chosen, target=target, force=force, offline=offline)
     for name, package in chosen.items():
         state = "installed" if name in installed else "already up to date"
         print(f"{name} {package.version}: {state} in {target}")
     return 0
+
+
+def _packages_of(engine: str, packages: dict[str, EnginePackage]) -> dict[str, EnginePackage]:
+    """What ``holon engines install ENGINE`` installs: the engine's own package and those of
+    the engines whose CLI it runs (an ACP profile: ``acp-gemini`` runs gemini)."""
+    from holon_core.hooks.manager import load_plugins
+
+    plugins = load_plugins()
+    names = plugins.engine_names()
+    if engine not in names:
+        known = ", ".join(sorted(packages)) or "none"
+        raise EngineNotFound(
+            f'no installed adapter ships an engine named "{engine}" (known: {known})',
+            hint=f"pip install holon-adapter-{engine}, or pick one of: {known}, all",
+        )
+    runs = plugins.get_engine(engine).installs_with()
+    for other in runs:
+        if other not in names:
+            raise EngineNotFound(
+                f'engine "{engine}" runs the {other} CLI, and no installed adapter provides '
+                f'engine "{other}"',
+                hint=f"pip install holon-adapter-{other}",
+            )
+    return {name: packages[name] for name in (engine, *runs) if name in packages}
 
 
 def _list(as_json: bool) -> int:

@@ -184,6 +184,11 @@ class EngineAdapter(ABC):
     #: "google-generate-content"), or None for an engine that calls no model API.
     model_api: ClassVar[str | None] = None
 
+    def installs_with(self) -> tuple[str, ...]:
+        """Other engines whose CLI this adapter runs (an ACP profile runs its direct
+        adapter's): ``holon engines install NAME`` installs them with NAME's own package."""
+        return ()
+
     def accepts_model(self, model: str) -> bool:
         """Whether ``model`` names a model this engine takes (``--model``, a spec's model).
 

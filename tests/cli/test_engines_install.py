@@ -119,3 +119,46 @@ def test_install_without_npm_names_the_problem(tmp_path: Path) -> None:
     assert "npm not found" in done.stderr or "node not found" in done.stderr
     assert "Node.js 20" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "engines" / "codex" / "node_modules").exists()
+
+
+def _in_place(root: Path, names: list[str]) -> dict[str, str]:
+    """The engines ``names`` already installed at their pins under ``root`` (each prefix
+    holds its lock and a link to the engine ``make engines`` installed), and an environment
+    with no npm: an install that wanted to download would fail."""
+    for name in names:
+        package = packages()[name]
+        prefix = root / name
+        (prefix / "node_modules" / ".bin").mkdir(parents=True)
+        (prefix / "package-lock.json").write_text(
+            json.dumps({"packages": package.lock()["packages"]})
+        )
+        real = find_engine_binary(package.binary, override_variable(name), engine=name)
+        assert real is not None, f"{name} is not installed (run make engines)"
+        (prefix / "node_modules" / ".bin" / package.binary).symlink_to(real.resolve())
+    env = {"HOLON_ENGINES_DIR": str(root), "PATH": str(root / "no-npm-here")}
+    return env | {override_variable(name): "" for name in packages()}
+
+
+def test_an_acp_profile_installs_the_cli_it_runs(tmp_path: Path) -> None:
+    """``acp-gemini`` runs gemini's CLI; ``acp-claude`` its own ACP server and claude."""
+    root = tmp_path / "engines"
+    env = _in_place(root, ["gemini", "claude", "acp-claude"])
+    done = run([script("holon"), "engines", "install", "acp-gemini"], env=env)
+    assert done.returncode == 0, done.stderr
+    gemini = packages()["gemini"].version
+    assert done.stdout.splitlines() == [f"gemini {gemini}: already up to date in {root}"]
+    done = run([script("holon"), "engines", "install", "acp-claude"], env=env)
+    assert done.returncode == 0, done.stderr
+    assert sorted(line.split(" ")[0] for line in done.stdout.splitlines()) == [
+        "acp-claude",
+        "claude",
+    ]
+    assert done.stdout.count("already up to date") == 2
+
+
+def test_the_generic_acp_engine_has_nothing_to_install(tmp_path: Path) -> None:
+    env = {"HOLON_ENGINES_DIR": str(tmp_path / "engines")}
+    done = run([script("holon"), "engines", "install", "acp"], env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("acp: nothing to install"), done.stdout
+    assert not (tmp_path / "engines").exists()

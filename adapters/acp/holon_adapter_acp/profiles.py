@@ -36,6 +36,9 @@ class ProfileAdapter(AcpAdapter):
     #: The direct adapter writes the system prompt into the engine's home (else it is prepended).
     system_in_home: ClassVar[bool] = False
 
+    def installs_with(self) -> tuple[str, ...]:
+        return (self.direct_engine,)  # the CLI itself (acp-claude's ACP server drives claude)
+
     def direct(self) -> EngineAdapter:
         adapter = direct_adapter(self.direct_engine)
         if adapter is None:
