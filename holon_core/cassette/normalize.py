@@ -165,9 +165,33 @@ def normalize_text(text: str, paths: PathMap) -> str:
         gate = _GATES.get(index)
         if (digits or index in _DIGITLESS) and (gate is None or any(g in out for g in gate)):
             out = pattern.sub(replacement, out)
+    if "<available_skills>" in out or "(Available: '" in out:
+        out = _sorted_skill_lists(out)
     if len(text) >= 64:
         paths.cache[text] = out
     return out
+
+
+_SKILLS_BLOCK = re.compile(r"(<available_skills>\n)(.*?)(\n\s*</available_skills>)", re.DOTALL)
+_SKILL = re.compile(r"[ \t]*<skill>.*?</skill>", re.DOTALL)
+_AVAILABLE = re.compile(r"\(Available: ('[^'\n]*'(?:, '[^'\n]*')*)\)")
+
+
+def _sorted_skill_lists(text: str) -> str:
+    """An engine's list of skills in name order: Gemini CLI finds its built-in skills with
+    an asynchronous glob and lists them (``<available_skills>`` in the system prompt, the
+    ``activate_skill`` tool's "(Available: ...)") in whichever order the glob returned."""
+
+    def block(match: re.Match[str]) -> str:
+        skills = _SKILL.findall(match.group(2))
+        if "".join(skills).replace("\n", "") != match.group(2).replace("\n", ""):
+            return match.group(0)  # not only <skill> elements: left as it is
+        return match.group(1) + "\n".join(sorted(skills)) + match.group(3)
+
+    def names(match: re.Match[str]) -> str:
+        return "(Available: " + ", ".join(sorted(match.group(1).split(", "))) + ")"
+
+    return _AVAILABLE.sub(names, _SKILLS_BLOCK.sub(block, text))
 
 
 def normalize_body(body: Any, paths: PathMap) -> Any:
@@ -183,7 +207,7 @@ def normalize_body(body: Any, paths: PathMap) -> Any:
             # Keys in sorted order: ids are numbered in the order they are met, and a
             # cassette may store a part with its keys sorted (format.canonical_json).
             out = {k: walk(value[k], k) for k in sorted(value) if k not in DROPPED_FIELDS}
-            return _sorted_tools(out)
+            return _sorted_enum(_sorted_tools(out))
         if isinstance(value, list):
             return [walk(item, key) for item in value]
         if isinstance(value, str):
@@ -204,6 +228,15 @@ def _sorted_tools(obj: dict[str, Any]) -> dict[str, Any]:
     declarations = obj.get("functionDeclarations")
     if isinstance(declarations, list) and all(isinstance(d, dict) for d in declarations):
         obj["functionDeclarations"] = sorted(declarations, key=_tool_name)
+    return obj
+
+
+def _sorted_enum(obj: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema ``enum`` of strings in sorted order: a set of allowed values (Gemini
+    CLI's ``activate_skill`` lists its skill names in the order it found them)."""
+    values = obj.get("enum")
+    if isinstance(values, list) and all(isinstance(v, str) for v in values):
+        obj["enum"] = sorted(values)
     return obj
 
 
