@@ -16,8 +16,20 @@ USAGE_EXIT = 1
 
 
 class Parser(argparse.ArgumentParser):
-    """``argparse.ArgumentParser`` whose usage errors exit ``USAGE_EXIT``; subparsers inherit it."""
+    """``argparse.ArgumentParser`` whose usage errors exit ``USAGE_EXIT``; subparsers inherit it.
+
+    Its help is plain text: the subcommands' descriptions are their module docstrings, whose
+    reStructuredText literals (````holon run````) are shown as `holon run`.
+    """
+
+    def format_help(self) -> str:
+        return plain(super().format_help())
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         self.exit(USAGE_EXIT, f"{self.prog}: error: {message}\n")
+
+
+def plain(text: str) -> str:
+    """Docstring markup as plain text: a ````literal```` as `literal`."""
+    return text.replace("``", "`")
