@@ -44,6 +44,7 @@ class RunResult:
     timed_out: bool = False
     state_dir: Path | None = None  # kept for debugging (HOLON_KEEP_RUN_DIR=1)
     report: Path | None = None  # report.html beside the record (holon_core/report)
+    cassette: Path | None = None  # the cassette --record wrote (docs/cassettes.md)
 
     @property
     def manifest_path(self) -> Path | None:
@@ -92,6 +93,7 @@ class RunResult:
                 "events": _str(self.artifact("evidence/events.ndjson")),
                 "state": _str(self.state_dir),
                 "report": _str(self.report),
+                "cassette": _str(self.cassette),
             },
             "snapshot": self.snapshot,
         }
@@ -130,6 +132,7 @@ def render_human(result: RunResult) -> str:
         ("patch", result.artifact("diff.patch")),
         ("summary", result.artifact("summary.md")),
         ("report", result.report),
+        ("cassette", result.cassette),
     ):
         if path is not None:
             lines.append(f"  {label:<9} {path}")
@@ -169,7 +172,7 @@ class RunAborted(Exception):
             ("run_dir", "workspace", "output_dir", "manifest", "patch", "summary", "events")
         )
         paths |= {"state": None, "run_dir": _str(self.run_dir), "workspace": _str(workspace)}
-        paths["report"] = None
+        paths["report"] = paths["cassette"] = None
         return {
             "version": JSON_VERSION,
             "run_id": None,

@@ -3,6 +3,8 @@ the manifest, ``workspace_modified`` when the original changed, and ``--apply``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from holon_core.models.spec import Spec
 from holon_core.runner.process import AgentExit
 from holon_core.runner.report import RunResult
@@ -23,6 +25,13 @@ def judge(
     assert isinstance(meta, dict)
     files = meta.get("files_changed")
     result.files_changed = files if isinstance(files, int) else None
+    cassette = meta.get("cassette")  # --record: where holon-agent wrote it
+    if (
+        isinstance(cassette, dict)
+        and isinstance(cassette.get("path"), str)
+        and "error" not in cassette
+    ):
+        result.cassette = Path(cassette["path"])
     if exited.spawn_error:
         result.warnings.insert(0, exited.spawn_error)
     if check.ok:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from holon_core.cassette.format import read_cassette
+from holon_core.runner.report import RunResult, render_human
 from holon_core.testing import make_task, run_agent
 from tests.gateway.test_gateway_engines import engine_env
 from tests.gateway.test_gateway_holon_run import workspace
@@ -44,6 +46,9 @@ def test_holon_run_records_into_a_dir_relative_to_the_caller(
     manifest = json.loads(next((tmp_path / "runs").glob("*/output/manifest.json")).read_text())
     assert manifest["metadata"]["cassette"]["path"] == str(target)
     assert "hello.txt" in cassette.diff()
+    assert result["paths"]["cassette"] == str(target)  # and `holon run` says where it went
+    human = render_human(RunResult(**{**_fields(result), "cassette": target}))
+    assert f"  cassette  {target}\n" in human
 
 
 def test_a_target_that_cannot_take_a_cassette_is_refused_before_the_run(tmp_path):
@@ -118,3 +123,16 @@ def test_recording_while_replaying_is_refused_and_the_cassette_kept(tmp_path):
         error = result.manifest["error"]
         assert "--record (HOLON_RECORD) and --cassette (HOLON_CASSETTE) together" in error
     assert (cassette / "cassette.json").read_text() == "{}"
+
+
+def _fields(result: dict[str, object]) -> dict[str, object]:
+    """A RunResult's required fields from ``holon run --json``."""
+    paths = result["paths"]
+    assert isinstance(paths, dict)
+    return {
+        "run_id": result["run_id"],
+        "run_dir": Path(paths["run_dir"]),
+        "workspace": Path(paths["workspace"]),
+        "output_dir": Path(paths["output_dir"]),
+        "outcome": result["outcome"],
+    }

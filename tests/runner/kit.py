@@ -33,7 +33,7 @@ RESULT_KEYS = {
     "apply_error", "interrupted", "timed_out", "paths", "snapshot",
 }  # fmt: skip
 PATH_KEYS = {"run_dir", "workspace", "output_dir", "manifest", "patch", "summary", "events",
-             "state", "report"}  # fmt: skip
+             "state", "report", "cassette"}  # fmt: skip
 
 
 def git(cwd: Path, *args: str) -> str:
