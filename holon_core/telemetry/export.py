@@ -1,14 +1,21 @@
 """Hand finished spans to the exporters the OpenTelemetry variables ask for.
 
 The spans already have their ids and times (:mod:`.spans`), so they go to the exporter as
-``ReadableSpan`` objects directly: no tracer, no global provider, no background thread; the
-export is synchronous and done when this returns. The OTLP exporter reads its endpoint,
-headers, timeout, compression and certificates from the standard variables itself.
+``ReadableSpan`` objects directly: no tracer, no global provider. The OTLP exporter reads its
+endpoint, headers, timeout, compression and certificates from the standard variables itself.
+
+The export holds the work up at most :data:`EXPORT_BUDGET` in all: a collector that does not
+answer (the exporter's own timeout is 10 s by default, and it retries) costs a run one second
+and a warning, and its spans are dropped. The export runs on a daemon thread that is left
+behind when the budget is spent; the process exits without waiting for it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
+import time
 from collections.abc import Sequence
 
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
@@ -33,23 +40,53 @@ def build(names: Sequence[str]) -> Built:
     return [(name, _exporter(name)) for name in names]
 
 
-def export(trace: TraceContext, spans: Sequence[SpanData], exporters: Built) -> list[str]:
+#: Seconds the export may hold the run (or batch) up, all exporters together.
+EXPORT_BUDGET = 1.0
+
+
+def export(
+    trace: TraceContext,
+    spans: Sequence[SpanData],
+    exporters: Built,
+    budget: float = EXPORT_BUDGET,
+) -> list[str]:
     """Send ``spans`` (all in ``trace``) to each exporter, then shut it down; the problems
-    met, in words."""
+    met, in words. Returns within ``budget`` seconds (the module docstring says how)."""
     resource = _resource()
     readable = [_readable(trace, span, resource) for span in spans]
+    deadline = time.monotonic() + budget
     problems = []
     for name, exporter in exporters:
-        try:
-            result = exporter.export(readable)
-        except Exception as exc:  # an exporter bug must not cost the run its exit code
-            problems.append(f"the {name} exporter failed: {exc!r}")
-            continue
-        finally:
-            exporter.shutdown()
-        if result is not SpanExportResult.SUCCESS:
+        done: list[SpanExportResult | Exception] = []
+        worker = threading.Thread(
+            target=_send, args=(exporter, readable, done), name=f"holon-{name}-export", daemon=True
+        )
+        worker.start()
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if not done:
+            problems.append(
+                f"the {name} exporter did not deliver {len(readable)} spans within "
+                f"{budget:g} s (a collector that does not answer?); they were dropped"
+            )
+        elif isinstance(done[0], Exception):  # an exporter bug must not cost the run its exit
+            problems.append(f"the {name} exporter failed: {done[0]!r}")
+        elif done[0] is not SpanExportResult.SUCCESS:
             problems.append(f"the {name} exporter could not deliver {len(readable)} spans")
     return problems
+
+
+def _send(
+    exporter: SpanExporter,
+    spans: list[ReadableSpan],
+    done: list[SpanExportResult | Exception],
+) -> None:
+    """One exporter's export, its result in ``done``, then its shutdown."""
+    try:
+        done.append(exporter.export(spans))
+    except Exception as exc:
+        done.append(exc)
+    with contextlib.suppress(Exception):
+        exporter.shutdown()
 
 
 def _exporter(name: str) -> SpanExporter:

@@ -6,6 +6,7 @@ OpenTelemetry module is imported; without the extra, a warning and the run goes 
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -176,6 +177,21 @@ def test_an_unreachable_collector_costs_a_warning_not_the_run(tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "warning: traces:" in result.stderr
     assert Path(task.output / "manifest.json").exists()
+
+
+def test_a_collector_that_never_answers_holds_the_run_up_one_second_at_most(tmp_path):
+    """The exporter's own timeout (10 s by default, with retries) is not the run's: the
+    export gives up after holon's budget of 1 s, says so, and the run ends as it would."""
+    task = make_task(tmp_path, replay=[{"say": "hi"}])
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{silent.getsockname()[1]}"}
+        result = run_agent(task, env=env)
+        held, _ = silent.accept()  # the exporter did connect: it was waiting on us
+        held.close()
+    assert result.exit_code == 0, result.stderr
+    assert result.reason == "ok"
+    assert "did not deliver" in result.stderr and "within 1 s" in result.stderr, result.stderr
+    assert "they were dropped" in result.stderr
 
 
 def test_a_planted_evidence_link_is_not_followed(tmp_path):
