@@ -146,15 +146,18 @@ def test_an_untrusted_upstream_certificate_is_refused(https_provider):
 
 
 class SlowUpstream:
-    """Plain HTTP on 127.0.0.1: sends the head and a first chunk, then waits for ``go``
-    before the rest; notes when the gateway closes the connection."""
+    """Plain HTTP on 127.0.0.1: sends the head and a first chunk, then holds the rest back
+    for good, reading until the gateway closes the connection (noted in ``closed``).
+
+    It reads while it holds back: an upstream that only looked after sending the rest
+    would see the close only then, and the test would time the gateway by its own wait.
+    """
 
     def __init__(self) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(1)
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.go = threading.Event()
         self.closed = threading.Event()
         threading.Thread(target=self._serve, daemon=True).start()
 
@@ -166,15 +169,15 @@ class SlowUpstream:
             b"transfer-encoding: chunked\r\n\r\n"
         )
         conn.sendall(head + b"6\r\nfirst\n\r\n")
-        if self.go.wait(20):
-            conn.sendall(b"5\r\nlast\n\r\n0\r\n\r\n")
-        conn.settimeout(20)
+        conn.settimeout(60)
         try:
             while conn.recv(1024):
                 pass
             self.closed.set()
         except OSError:
             pass
+        finally:
+            conn.close()
 
 
 def test_a_stream_passes_chunk_by_chunk_and_a_client_that_leaves_closes_upstream():
@@ -191,6 +194,5 @@ def test_a_stream_passes_chunk_by_chunk_and_a_client_that_leaves_closes_upstream
         # The client left mid-stream: the gateway closes its upstream connection.
         assert upstream.closed.wait(20)
     finally:
-        upstream.go.set()
         session.close()
     assert json.loads(lines[0])["error"] == "client_closed"
