@@ -104,7 +104,9 @@ def _borrowed_objects(workspace: Path) -> tuple[list[tuple[Path, str]], dict[str
     each borrowed dir read-only under :data:`BORROWED_INSIDE` (at its own name the original
     workspace's path would exist inside), the snapshot's alternates file lists them there,
     and a borrowed dir's own listing reads empty (the flat list already holds its dirs)."""
-    borrowed = _alternates(workspace)
+    from holon_core.workspace import borrowed_stores
+
+    borrowed = list(dict.fromkeys(borrowed_stores(workspace / ".git" / "objects")))
     placed = [(path, f"{BORROWED_INSIDE}/{index}") for index, path in enumerate(borrowed)]
     if not placed:
         return [], {}
@@ -146,24 +148,6 @@ def _named_files(env: Mapping[str, str]) -> list[Path]:
                     found.append(path)
             except OSError:
                 continue
-    return found
-
-
-def _alternates(workspace: Path) -> list[Path]:
-    """The object dirs a git workspace borrows (``objects/info/alternates``), and theirs."""
-    found: list[Path] = []
-    todo = [workspace / ".git" / "objects"]
-    while todo and len(found) < 64:
-        listing = todo.pop() / "info" / "alternates"
-        try:
-            lines = listing.read_text(encoding="utf-8", errors="replace").splitlines()[:64]
-        except OSError:
-            continue
-        for line in lines:
-            path = Path(line.strip())
-            if line.strip().startswith("/") and path not in found:
-                found.append(path)
-                todo.append(path)
     return found
 
 

@@ -89,7 +89,7 @@ def record_baseline(workspace: Path, scratch_dir: Path) -> Baseline:
 def _keep_objects(git_dir: Path, repo: RepoInfo, tree: str) -> None:
     """Make the baseline survive the loss of the workspace's ``.git`` (see the module doc)."""
     store = repo.common_dir / "objects"
-    borrowed = _alternates(store)
+    borrowed = borrowed_stores(store)
     if relative_inside(store, repo.toplevel) is None:
         _pack(git_dir, tree, repo.head_tree)
         borrowed.insert(0, store)
@@ -138,8 +138,10 @@ def _link_files(src: str, dest: Path, *, skip: str) -> None:
             os.link(entry.path, dest / entry.name)
 
 
-def _alternates(objects: Path, depth: int = 0) -> list[Path]:
-    """The object stores ``objects`` borrows from, transitively (git follows five levels)."""
+def borrowed_stores(objects: Path, depth: int = 0) -> list[Path]:
+    """The object stores ``objects`` borrows from through ``info/alternates``, transitively
+    (git follows five levels), as git reads them: relative lines against ``objects``, ``#``
+    lines skipped. A store borrowed twice is listed twice."""
     listing = objects / "info" / "alternates"
     if depth >= 5 or not listing.is_file():
         return []
@@ -147,7 +149,7 @@ def _alternates(objects: Path, depth: int = 0) -> list[Path]:
     for line in listing.read_text(errors="surrogateescape").splitlines():
         if line.strip() and not line.startswith("#"):
             path = (objects / line.strip()).resolve()
-            found += [path, *_alternates(path, depth + 1)]
+            found += [path, *borrowed_stores(path, depth + 1)]
     return found
 
 
