@@ -139,19 +139,7 @@ class RoomEscape:
     def commands(self) -> list[str]:
         """The escape as plain shell commands, one each, placeholders filled (for an engine
         that runs steps one by one, as the replay engine's script does)."""
-        values = {
-            "home": str(self.home),
-            "sibling": str(self.sibling),
-            "outside": str(self.outside),
-            "port": str(self.port),
-            "allowed_port": str(self.allowed_port),
-        }
-        filled = []
-        for command in _escape_commands():
-            for name, value in values.items():
-                command = command.replace("{room_" + name + "}", value)
-            filled.append(command)
-        return filled
+        return [self._filled(command, in_json=False) for command in _escape_commands()]
 
     @property
     def write_targets(self) -> list[Path]:
@@ -166,6 +154,11 @@ class RoomEscape:
 
     def fill(self, script: str) -> str:
         """A case's script (JSON text) with the ``{room_NAME}`` placeholders filled."""
+        return self._filled(script, in_json=True)
+
+    def _filled(self, text: str, *, in_json: bool) -> str:
+        """``text`` with each ``{room_NAME}`` replaced by its value (escaped for a JSON string
+        when ``in_json``)."""
         values = {
             "home": str(self.home),
             "sibling": str(self.sibling),
@@ -174,8 +167,10 @@ class RoomEscape:
             "allowed_port": str(self.allowed_port),
         }
         for name, value in values.items():
-            script = script.replace("{room_" + name + "}", json.dumps(value)[1:-1])
-        return script
+            text = text.replace(
+                "{room_" + name + "}", json.dumps(value)[1:-1] if in_json else value
+            )
+        return text
 
     def close(self) -> None:
         if self._closed:
