@@ -17,6 +17,7 @@ from holon_core.errors import EngineNotFound
 
 if TYPE_CHECKING:
     from holon_core.engine.binaries import EnginePackage
+    from holon_core.hooks.manager import HolonPlugins
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,11 +51,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     listing.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def engine_packages() -> dict[str, EnginePackage]:
+def engine_packages(plugins: HolonPlugins) -> dict[str, EnginePackage]:
     """Engine name -> its npm package, for every installed adapter that declares one."""
-    from holon_core.hooks.manager import load_plugins
-
-    plugins = load_plugins()
     found = {}
     for name in plugins.engine_names():
         package = plugins.get_engine(name).engine_package
@@ -70,8 +68,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _install(engine: str, force: bool, offline: bool) -> int:
-    packages = engine_packages()
-    chosen = packages if engine == "all" else _packages_of(engine, packages)
+    from holon_core.hooks.manager import load_plugins
+
+    plugins = load_plugins()
+    packages = engine_packages(plugins)
+    chosen = packages if engine == "all" else _packages_of(engine, packages, plugins)
     if not chosen:
         print(
             f"{engine}: nothing to install (its adapter ships no engine package: it runs a "
@@ -86,12 +87,11 @@ def _install(engine: str, force: bool, offline: bool) -> int:
     return 0
 
 
-def _packages_of(engine: str, packages: dict[str, EnginePackage]) -> dict[str, EnginePackage]:
+def _packages_of(
+    engine: str, packages: dict[str, EnginePackage], plugins: HolonPlugins
+) -> dict[str, EnginePackage]:
     """What ``holon engines install ENGINE`` installs: the engine's own package and those of
     the engines whose CLI it runs (an ACP profile: ``acp-gemini`` runs gemini)."""
-    from holon_core.hooks.manager import load_plugins
-
-    plugins = load_plugins()
     names = plugins.engine_names()
     if engine not in names:
         known = ", ".join(sorted(packages)) or "none"
@@ -111,7 +111,10 @@ def _packages_of(engine: str, packages: dict[str, EnginePackage]) -> dict[str, E
 
 
 def _list(as_json: bool) -> int:
-    engines = [engine_status(name, package) for name, package in engine_packages().items()]
+    from holon_core.hooks.manager import load_plugins
+
+    packages = engine_packages(load_plugins())
+    engines = [engine_status(name, package) for name, package in packages.items()]
     if as_json:
         payload = [{**asdict(e), "matches_pin": e.matches_pin} for e in engines]
         print(json.dumps(payload, indent=2))
