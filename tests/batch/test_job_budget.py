@@ -13,17 +13,24 @@ from holon_core.cli.main import main
 JOB = "tasks: [{id: a, spec: s.yaml, workspace: .}]\nmatrix: {engines: [replay]}\n"
 
 
+def _assert_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], section: str, field: str
+) -> None:
+    """A job file with ``section`` is a bad job file naming ``field``: exit 1, no cell."""
+    path = tmp_path / "job.yaml"
+    path.write_text(JOB + section + "\n", encoding="utf-8")
+    assert main(["batch", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("holon batch: error: ") and field in err, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "job.results").exists()
+
+
 @pytest.mark.parametrize("value", ["-1", "0", "abc", ".inf", ".nan", "1e400", '"5"', "[1]"])
 def test_a_bad_job_budget_names_the_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
-    path = tmp_path / "job.yaml"
-    path.write_text(JOB + f"limits: {{max_cost_usd: {value}}}\n", encoding="utf-8")
-    assert main(["batch", str(path)]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("holon batch: error: ") and "limits.max_cost_usd" in err, err
-    assert "Traceback" not in err
-    assert not (tmp_path / "job.results").exists()
+    _assert_refused(tmp_path, capsys, f"limits: {{max_cost_usd: {value}}}", "limits.max_cost_usd")
 
 
 @pytest.mark.parametrize("value", ["1", "-3", "abc", "99999"])
@@ -31,9 +38,4 @@ def test_a_bad_ray_lost_after_names_the_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
     """``ray.lost_after`` (seconds before a silent cluster counts as lost) is 5 to 3600."""
-    path = tmp_path / "job.yaml"
-    path.write_text(JOB + f"ray: {{lost_after: {value}}}\n", encoding="utf-8")
-    assert main(["batch", str(path)]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("holon batch: error: ") and "ray.lost_after" in err, err
-    assert not (tmp_path / "job.results").exists()
+    _assert_refused(tmp_path, capsys, f"ray: {{lost_after: {value}}}", "ray.lost_after")
