@@ -5,34 +5,18 @@ from __future__ import annotations
 import traceback
 from typing import Any
 
-from holon_core._version import __version__
 from holon_core.agent import gateway_run
 from holon_core.agent.state import RunState
 from holon_core.engine.adapter import RunContext
 from holon_core.process.supervisor import ProcessOutcome
+from holon_core.record.minimal import minimal_manifest as minimal_fields
 from holon_core.record.outcome import Decision
 from holon_core.spec.durations import format_duration
 
 
 def minimal_manifest(run: RunState, decision: Decision, duration: float) -> dict[str, Any]:
     """The fields every manifest has; the base of the full one and the fallback on a bug."""
-    meta: dict[str, Any] = {
-        "agent": "holon-agent",
-        "holon_version": __version__,
-        "mode": run.metadata.get("mode", "run"),
-        "reason": decision.reason,
-    }
-    if decision.error and decision.outcome != "failure":
-        meta["detail"] = decision.error
-    return {
-        "status": "failed" if decision.outcome == "failure" else "completed",
-        "outcome": decision.outcome,
-        "duration": format_duration(duration),
-        "artifacts": [],
-        "metadata": meta,
-        # error belongs to failures only; why a person must look goes in metadata.detail
-        "error": decision.error if decision.outcome == "failure" else None,
-    }
+    return minimal_fields(decision, duration, mode=run.metadata.get("mode", "run"))
 
 
 def manifest_data(run: RunState, decision: Decision, duration: float) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -196,6 +197,7 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
     from holon_core.runner.signals import RunCancelled
     from holon_core.runner.streams import write_safely
 
+    started = time.monotonic()
     try:
         timeout = timeout_option(args.timeout)
         options = RunOptions(
@@ -230,9 +232,9 @@ def _run(args: argparse.Namespace, stops: StopSignals) -> int:
     except (HolonError, RunCancelled) as exc:
         reason = exc.reason if isinstance(exc, HolonError) else "cancelled"
         aborted = RunAborted(str(exc), reason=reason, cancelled=isinstance(exc, RunCancelled))
-        return _report_abort(args, aborted)
+        return _report_abort(args, aborted, started)
     except RunAborted as exc:
-        return _report_abort(args, exc)
+        return _report_abort(args, exc, started)
     write_safely(sys.stdout, result.to_json() if args.json else render_human(result))
     return result.exit_code
 
@@ -270,14 +272,25 @@ def _agent_settings(args: argparse.Namespace) -> dict[str, str]:
     return env
 
 
-def _report_abort(args: argparse.Namespace, aborted: RunAborted) -> int:
-    """The human message on stderr; with ``--json`` also the result object on stdout."""
+def _report_abort(args: argparse.Namespace, aborted: RunAborted, started: float) -> int:
+    """The human message on stderr; with ``--json`` also the result object on stdout; with
+    ``--output DIR`` the failure manifest there (runner/refusal.py)."""
+    from holon_core.record.outcome import Decision
+    from holon_core.runner.refusal import record_refusal
     from holon_core.runner.streams import write_safely
 
+    if args.output is not None:
+        decision = Decision("failure", aborted.reason, aborted.message)
+        elapsed = time.monotonic() - started
+        aborted.manifest = record_refusal(
+            args.output, args.workspace, decision, duration=elapsed, env=os.environ
+        )
     kind = "cancelled" if aborted.cancelled else "error"
     message = f"holon run: {kind}: {aborted.message}\n"
     if aborted.run_dir is not None:
         message += f"holon run: the run directory was kept: {aborted.run_dir}\n"
+    if aborted.manifest is not None:
+        message += f"holon run: the failure is recorded in {aborted.manifest}\n"
     write_safely(sys.stderr, message)
     if args.json:
         workspace = args.workspace.expanduser().absolute()

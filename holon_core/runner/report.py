@@ -165,6 +165,8 @@ class RunAborted(Exception):
         self.message, self.reason, self.cancelled = message, reason, cancelled
         self.warnings = list(warnings or [])
         self.run_dir = run_dir  # kept with --keep-snapshot, else deleted (None)
+        #: The failure manifest.json written into ``--output DIR`` (runner/refusal.py).
+        self.manifest: Path | None = None
 
     def to_dict(self, *, workspace: Path | None, apply: bool) -> dict[str, Any]:
         """The same keys as a finished run, so CI reads one shape whatever happened."""
@@ -173,6 +175,8 @@ class RunAborted(Exception):
         )
         paths |= {"state": None, "run_dir": _str(self.run_dir), "workspace": _str(workspace)}
         paths["report"] = paths["cassette"] = None
+        if self.manifest is not None:
+            paths |= {"output_dir": str(self.manifest.parent), "manifest": str(self.manifest)}
         return {
             "version": JSON_VERSION,
             "run_id": None,

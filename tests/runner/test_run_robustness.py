@@ -193,6 +193,44 @@ def test_json_result_even_when_the_run_never_starts(
     assert run_dirs(tmp_path) == []
 
 
+@pytest.mark.parametrize("case", ["missing_spec", "missing_workspace", "bad_timeout"])
+def test_a_refused_run_records_its_failure_in_the_output_dir(
+    tmp_path: Path, case: str, assert_valid_manifest: Any
+) -> None:
+    """``--output DIR`` given: the refusal leaves the failure manifest.json there (DIR made
+    if missing), the same minimal record holon-agent writes; the run dir still goes."""
+    ws = make_workspace(tmp_path / "ws", "plain")
+    spec = write_task(tmp_path / "task", [])
+    out = tmp_path / "out" / "new"
+    args = [str(spec), "--workspace", str(ws), "--engine", "replay", "--output", str(out)]
+    if case == "missing_spec":
+        args[0] = str(tmp_path / "nope.yaml")
+    elif case == "missing_workspace":
+        args[2] = str(tmp_path / "no-such-dir")
+    else:
+        args += ["--timeout", "soon"]
+    ran = holon_run(tmp_path, [*args, "--json"])
+    assert ran.exit_code == 1
+    manifest = assert_valid_manifest(json.loads((out / "manifest.json").read_text()))
+    assert (manifest["status"], manifest["outcome"]) == ("failed", "failure")
+    assert manifest["metadata"]["agent"] == "holon run"
+    assert manifest["metadata"]["reason"] == ran.json["reason"]
+    assert manifest["error"] == ran.json["error"]
+    assert ran.json["paths"]["manifest"] == str(out / "manifest.json")
+    assert f"holon run: the failure is recorded in {out / 'manifest.json'}" in ran.stderr
+    assert sorted(p.name for p in out.iterdir()) == [".holon-owned", "manifest.json"]
+    assert run_dirs(tmp_path) == []
+
+
+def test_a_refused_run_leaves_a_users_output_dir_alone(tmp_path: Path) -> None:
+    ws = make_workspace(tmp_path / "ws", "plain")
+    args = [str(tmp_path / "nope.yaml"), "--workspace", str(ws), "--engine", "replay"]
+    ran = holon_run(tmp_path, [*args, *_nonempty_output(tmp_path)])
+    assert ran.exit_code == 1
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["precious.txt"]
+    assert "recorded in" not in ran.stderr
+
+
 def test_spec_warnings_are_shown_and_reported(tmp_path: Path) -> None:
     ws = make_workspace(tmp_path / "ws", "plain")
     spec = write_task(tmp_path / "task", [], extra={"colour": "blue"})
