@@ -243,7 +243,9 @@ def _gateway(found: Admission, env: Mapping[str, str], model: str | None = None)
 
     assert found.engine is not None and found.facts is not None
     api = found.engine.model_api
-    problem = gateway_problem(api, env, found.facts.budget, found.engine.name)
+    problem = gateway_problem(
+        api, env, found.facts.budget, found.engine.name, calls_models=found.engine.calls_models
+    )
     if problem is not None:
         found.refuse("gateway", problem)
     elif found.document is not None:  # one-shot (a serve turn's is checked as it starts)

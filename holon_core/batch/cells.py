@@ -54,10 +54,26 @@ def expand(job: Job, tasks: list[Task]) -> list[Cell]:
         for engine in matrix.engines:
             for model in matrix.models:
                 for attempt in range(1, matrix.attempts + 1):
-                    parts = [task.id, engine] + ([_UNSAFE.sub("_", model)] if model else [])
-                    cell_id = ".".join([*parts, str(attempt)])
-                    cells.append(Cell(cell_id, task, engine, model, attempt))
+                    cells.append(
+                        Cell(cell_id(task.id, engine, model, attempt), task, engine, model, attempt)
+                    )
     return cells
+
+
+def engine_cell_ids(job: Job, engine: str) -> list[str]:
+    """The ids of ``engine``'s cells, in cell order, before any task is prepared."""
+    matrix = job.data.matrix
+    return [
+        cell_id(entry.id, engine, model, attempt)
+        for entry in job.data.tasks
+        for model in matrix.models
+        for attempt in range(1, matrix.attempts + 1)
+    ]
+
+
+def cell_id(task: str, engine: str, model: str | None, attempt: int) -> str:
+    parts = [task, engine] + ([_UNSAFE.sub("_", model)] if model else [])
+    return ".".join([*parts, str(attempt)])
 
 
 def prepare_tasks(job: Job, env: dict[str, str] | None = None) -> list[Task]:

@@ -25,6 +25,7 @@ from typing import IO, Literal
 from holon_core.batch.cells import Cell, expand, prepare_tasks
 from holon_core.batch.holds import Holds
 from holon_core.batch.job import Job, load_job
+from holon_core.batch.metering import unmetered_refusal
 from holon_core.batch.pool import Executor, run_pool
 from holon_core.batch.progress import BatchProgress
 from holon_core.batch.report import markdown_report
@@ -134,6 +135,9 @@ def _plan(
     job = load_job(options.job)
     if options.results is not None:
         job.results = options.results.expanduser().absolute()
+    refused = unmetered_refusal(job, env)
+    if refused is not None:
+        raise refused
     _claim(job, options.resume)
     tasks = prepare_tasks(job, dict(env))
     cells = expand(job, tasks)

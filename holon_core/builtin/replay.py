@@ -78,6 +78,9 @@ class ReplayParser(JsonLinesParser):
             outcome = raw.get("outcome", "success")
             report.final_text = raw.get("text") or ""
             report.turns = raw.get("turns")
+            # It called no model: it reports what it spent, 0, as an engine reports its cost
+            # (a budget holon batch --max-cost sets is kept, and a job's total adds up).
+            report.cost_usd, report.cost_source = 0.0, "reported"
             report.is_error = outcome == "failure"
             if outcome in ("success", "failure", "needs_human"):
                 report.declared_outcome = outcome
@@ -93,6 +96,7 @@ class ReplayEngine(EngineAdapter):
     distribution = "holon-core"
     capabilities = Capabilities(session_id=True, needs_credentials=False)
     binary_name = None
+    calls_models = False  # its "model" is the script: a cost budget is kept at 0
 
     def preflight(self, env: Mapping[str, str]) -> list[Check]:
         return [Check(name="engine_binary", ok=True, detail=f"{sys.executable} (replay)")]

@@ -183,6 +183,15 @@ class EngineAdapter(ABC):
     #: The model wire API the engine speaks ("anthropic-messages", "openai-responses",
     #: "google-generate-content"), or None for an engine that calls no model API.
     model_api: ClassVar[str | None] = None
+    #: False for an engine that never calls a model (the replay engine). A cost budget is then
+    #: kept by spending nothing (its cost is 0), where an engine that calls a model API the
+    #: gateway cannot meter (``model_api`` None) is refused a budget it could not keep.
+    calls_models: ClassVar[bool] = True
+
+    def metering_fix(self) -> str | None:
+        """How a user makes this engine's model calls meterable when ``model_api`` is None
+        (the generic acp engine: name the API its agent calls), or None when nothing can."""
+        return None
 
     def installs_with(self) -> tuple[str, ...]:
         """Other engines whose CLI this adapter runs (an ACP profile runs its direct

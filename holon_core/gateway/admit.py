@@ -23,8 +23,12 @@ def gateway_problem(
     env: Mapping[str, str],
     budget: Mapping[str, Any] | None,
     engine: str | None = None,
+    *,
+    calls_models: bool = True,
 ) -> GatewaySettingInvalid | None:
-    """What stops the run (or a serve session) before its engine starts, or None."""
+    """What stops the run (or a serve session) before its engine starts, or None.
+
+    ``calls_models`` False (the replay engine): a budget needs no gateway, nothing is spent."""
     try:
         wanted = gateway_setting(env)
     except ValueError as exc:
@@ -38,7 +42,7 @@ def gateway_problem(
     limits = {k: v for k, v in (budget or {}).items() if v is not None}
     if raw:
         limits["max_cost_usd"] = raw
-    if limits and (not wanted or model_api is None):
+    if limits and calls_models and (not wanted or model_api is None):
         named = ", ".join(f"{k} {v}" for k, v in limits.items())
         if not wanted:
             why, fix = "HOLON_GATEWAY is off", "remove the budget or run with HOLON_GATEWAY=on"

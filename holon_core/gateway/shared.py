@@ -26,7 +26,7 @@ def open_shared(adapter: EngineAdapter, env: Mapping[str, str]) -> Gateway | str
     Once the gateway holds the key, this process drops it from its environment and becomes
     non-dumpable, as a one-shot holon-agent does.
     """
-    problem = gateway_problem(adapter.model_api, env, None)
+    problem = gateway_problem(adapter.model_api, env, None, calls_models=adapter.calls_models)
     if problem is not None:
         raise problem
     if not gateway_setting(env) or adapter.model_api is None:

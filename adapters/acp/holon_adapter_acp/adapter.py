@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from holon_adapter_acp.command import (
     AUTH_ENV,
+    BASE_URL_ENV,
     COMMAND_ENV,
+    MODEL_API_ENV,
     agent_command,
     bad_pass_env_names,
     command_check,
@@ -68,6 +70,13 @@ class AcpAdapter(EngineAdapter):
     #: The generic engine's settings from the environment (``generic_adapter``).
     auth_method: ClassVar[str | None] = None
     base_url_env: ClassVar[str | None] = None
+
+    def metering_fix(self) -> str:
+        """Asked only while ``model_api`` is None, which only the generic engine can be."""
+        return (
+            f"set {MODEL_API_ENV} (the model API the agent calls) and {BASE_URL_ENV} (the "
+            "variable it reads its base URL from; docs/acp.md)"
+        )
 
     def bridge_options(self, run: RunContext) -> list[str]:
         """Extra bridge flags (``--auth``, ``--mode``) a profile needs."""
