@@ -6,6 +6,7 @@ would, against the replay adapter (or a replay-based broken one).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -84,3 +85,27 @@ def test_a_failed_should_is_visible_in_pytest_and_fails_at_level_should(tmp_path
     code, out = _pytest(tmp_path, "test_should.py", "--holon-level", "should")
     assert code == 1, out  # ...and fails the run at level should
     assert re.search(r"\b1 failed\b", out), out
+
+
+def test_all_passes_over_the_generic_acp_engine_when_it_is_not_configured(
+    tmp_path: Path,
+) -> None:
+    """An adapter author's ``--holon-adapter all`` without ``HOLON_ACP_COMMAND``: the generic
+    acp column is not run and says what to set; every other engine is still selected."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOLON_ACP_")}
+    args = ["--holon-adapter", "all", "--holon-report", "r.json", "-k", "exit_0_on_success"]
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args, "--co", "-q"]
+    listed = subprocess.run(
+        argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
+    ).stdout
+    assert "[acp-gemini]" in listed and "[replay]" in listed, listed
+    assert "[acp]" not in listed, listed
+    done = subprocess.run(
+        argv[:-2] + ["-k", "exit_0_on_success and replay"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "acp: NOT CONFIGURED (not run): set HOLON_ACP_COMMAND" in done.stdout, done.stdout
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    (acp,) = [a for a in report["adapters"] if a["name"] == "acp"]
+    assert acp["verdict"] == "NOT CONFIGURED" and "HOLON_ACP_COMMAND" in acp["note"]

@@ -188,6 +188,12 @@ class EngineAdapter(ABC):
     #: gateway cannot meter (``model_api`` None) is refused a budget it could not keep.
     calls_models: ClassVar[bool] = True
 
+    def missing_settings(self, env: Mapping[str, str]) -> str | None:
+        """What a user must set before this engine can run anything (the generic acp engine:
+        which agent it runs), said as the fix, or None. ``pytest --holon-adapter all`` passes
+        over such an engine with this note instead of failing its column."""
+        return None
+
     def metering_fix(self) -> str | None:
         """How a user makes this engine's model calls meterable when ``model_api`` is None
         (the generic acp engine: name the API its agent calls), or None when nothing can."""

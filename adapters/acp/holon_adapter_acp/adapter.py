@@ -71,6 +71,15 @@ class AcpAdapter(EngineAdapter):
     auth_method: ClassVar[str | None] = None
     base_url_env: ClassVar[str | None] = None
 
+    def missing_settings(self, env: Mapping[str, str]) -> str | None:
+        """The generic engine runs the agent the user names (profiles override this)."""
+        if env.get(COMMAND_ENV, "").strip():
+            return None
+        return (
+            f'set {COMMAND_ENV} to the ACP agent\'s command (e.g. "gemini --acp"); to certify '
+            f"it offline also {MODEL_API_ENV} and {BASE_URL_ENV} (docs/acp.md)"
+        )
+
     def metering_fix(self) -> str:
         """Asked only while ``model_api`` is None, which only the generic engine can be."""
         return (

@@ -97,6 +97,9 @@ class ProfileAdapter(AcpAdapter):
         return direct.stage_skills(dataclasses.replace(run, engine=direct), skills)
 
     # -- the launch ------------------------------------------------------------------------
+    def missing_settings(self, env: Mapping[str, str]) -> str | None:
+        return None  # a profile knows its agent's command
+
     def agent_argv(self, run: RunContext) -> tuple[list[str], dict[str, str]]:
         direct = self.direct()
         own = self.engine_package is not None

@@ -15,6 +15,7 @@ order and alone prints the matrix and writes ``--holon-report``: the same as a s
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -37,6 +38,7 @@ PARAM = "holon_adapter_name"
 _collected_key = pytest.StashKey["Collected"]()
 _targets_key = pytest.StashKey[dict[str, "Target"]]()
 _plugins_key = pytest.StashKey["HolonPlugins"]()
+_passed_over_key = pytest.StashKey[dict[str, str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -139,13 +141,33 @@ def selected_adapters(config: pytest.Config) -> list[str]:
     for raw in config.getoption("holon_adapter") or []:
         for name in (part.strip() for part in raw.split(",")):
             if name == "all":
-                names += _plugins(config).engine_names()
+                skipped = passed_over(config)
+                names += [n for n in _plugins(config).engine_names() if n not in skipped]
             elif name:
                 names.append(name)
     if not names:
         # A pasted test id (``...::test_x[claude]``) names its adapter: no option needed.
         names += [m.group(1) for a in config.args if (m := _ID_ADAPTER.search(a))]
     return list(dict.fromkeys(names))
+
+
+def passed_over(config: pytest.Config) -> dict[str, str]:
+    """Engines ``all`` leaves out because they need settings this environment lacks (the
+    generic acp engine without ``HOLON_ACP_COMMAND``), each with what to set. Named
+    explicitly, such an engine is run, and its column says what failed."""
+    if _passed_over_key not in config.stash:
+        wanted = [
+            p.strip() for raw in config.getoption("holon_adapter") or [] for p in raw.split(",")
+        ]
+        skipped: dict[str, str] = {}
+        if "all" in wanted:
+            plugins = _plugins(config)
+            for name in plugins.engine_names():
+                note = plugins.get_engine(name).missing_settings(os.environ)
+                if note is not None and name not in wanted:
+                    skipped[name] = note
+        config.stash[_passed_over_key] = skipped
+    return config.stash[_passed_over_key]
 
 
 _ID_ADAPTER = re.compile(r"run_rfc0002\.py::\w+::test_\w+\[([^\]]+)\]$")
@@ -331,11 +353,15 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if _is_worker(config):
         return  # the controller prints the matrix
     _assembled(config)
-    if _collected_key not in config.stash or not config.stash[_collected_key].adapters:
+    skipped = passed_over(config)
+    if not skipped and (
+        _collected_key not in config.stash or not config.stash[_collected_key].adapters
+    ):
         return
     from holon_conformance.suite.report import failures, render_matrix
 
-    data = config.stash[_collected_key]
+    data = _collected(config)
+    data.not_configured = skipped
     terminalreporter.section("holon conformance")
     for line in render_matrix(data):
         terminalreporter.write_line(line)
@@ -358,4 +384,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from holon_conformance import __version__
         from holon_conformance.suite.report import write_json
 
-        write_json(config.stash[_collected_key], Path(path), __version__)
+        data = config.stash[_collected_key]
+        data.not_configured = passed_over(config)
+        write_json(data, Path(path), __version__)

@@ -60,6 +60,8 @@ class Collected:
     level: str
     adapters: dict[str, AdapterInfo] = field(default_factory=dict)
     results: dict[str, dict[str, list[Result]]] = field(default_factory=dict)
+    #: Engines ``--holon-adapter all`` passed over: name -> the settings they need.
+    not_configured: dict[str, str] = field(default_factory=dict)
 
     def add(self, adapter: str, req_id: str, result: Result) -> None:
         self.results.setdefault(adapter, {}).setdefault(req_id, []).append(result)
@@ -91,8 +93,9 @@ class Collected:
 
 def render_matrix(data: Collected) -> list[str]:
     names = list(data.adapters)
+    notes = [f"{n}: NOT CONFIGURED (not run): {why}" for n, why in data.not_configured.items()]
     if not names:
-        return []
+        return notes
     width = max(18, *(len(n) + 2 for n in names))
     reg = data.registry
     lines = [f"holon conformance  {reg.rfc} v{reg.version}  (level={data.level})"]
@@ -113,7 +116,7 @@ def render_matrix(data: Collected) -> list[str]:
             cells.append(f"{cell:{width}}")
         lines.append(f"{group:32}" + "".join(cells))
     lines.append(f"{'verdict':32}" + "".join(f"{data.verdict(n):{width}}" for n in names))
-    return lines
+    return lines + notes
 
 
 def failures(data: Collected) -> list[str]:
@@ -162,6 +165,8 @@ def to_json(data: Collected, suite_version: str) -> dict[str, Any]:
                 "results": rows,
             }
         )
+    for name, why in data.not_configured.items():
+        adapters.append({"name": name, "verdict": "NOT CONFIGURED", "note": why, "results": []})
     return {
         "schema_version": SCHEMA_VERSION,
         "suite": "holon-conformance",
