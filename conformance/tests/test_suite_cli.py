@@ -101,7 +101,7 @@ def test_all_passes_over_the_generic_acp_engine_when_it_is_not_configured(
     assert "[acp-gemini]" in listed and "[replay]" in listed, listed
     assert "[acp]" not in listed, listed
     done = subprocess.run(
-        argv[:-2] + ["-k", "exit_0_on_success and replay"],
+        [*argv[:-2], "-k", "exit_0_on_success and replay"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:]
