@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -72,6 +73,23 @@ def ask_model(base_url: str, key: str, model: str, messages: list[Any]) -> dict[
     return reply
 
 
+def ask_with_retries(base_url: str, key: str, model: str, messages: list[Any]) -> dict[str, Any]:
+    """Like a real engine's SDK: a 5xx the server marks retryable, or a connection that broke
+    before any answer, is tried again twice (after 0.5 s, then 1 s); anything else is final."""
+    for wait in (0.5, 1.0, None):
+        try:
+            return ask_model(base_url, key, model, messages)
+        except urllib.error.HTTPError as exc:
+            retryable = exc.code >= 500 and exc.headers.get("x-should-retry") != "false"
+            if wait is None or not retryable:
+                raise
+        except (urllib.error.URLError, ConnectionError):
+            if wait is None:
+                raise
+        time.sleep(wait)
+    raise AssertionError("unreachable")
+
+
 def use_tool(name: str, args: dict[str, Any]) -> tuple[bool, str, int | None]:
     """Run one tool call: (ok, output for the model, the shell's exit code)."""
     if name == "Write":
@@ -97,7 +115,7 @@ def agent(base_url: str, key: str, model: str, prompt: str) -> int:
     tokens_in = tokens_out = 0
     for _ in range(MAX_TURNS):
         try:
-            reply = ask_model(base_url, key, model, messages)
+            reply = ask_with_retries(base_url, key, model, messages)
         except urllib.error.HTTPError as exc:
             say(type="error", status=exc.code, message=exc.read().decode("utf-8", "replace"))
             return 1
