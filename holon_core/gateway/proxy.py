@@ -164,13 +164,10 @@ class GatewayApp:
         try:
             response = await self.client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            record.error = f"upstream_error: {type(exc).__name__}: {exc}"[:300]
+            record.error = f"upstream_error: {why(exc)}"[:300]
             record.status = 502
             where = request.url.copy_with(query=None)  # never the real key of a key= query
-            message = (
-                f"holon gateway: cannot reach the model API at {where} "
-                f"({type(exc).__name__}: {exc})"
-            )
+            message = f"holon gateway: cannot reach the model API at {where} ({why(exc)})"
             await _answer(send, 502, error_body(record.api, 502, message))
             return
         try:
@@ -191,7 +188,7 @@ class GatewayApp:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             record.done = True
         except httpx.HTTPError as exc:
-            record.error = f"upstream_error: {type(exc).__name__}: {exc}"[:300]
+            record.error = f"upstream_error: {why(exc)}"[:300]
         finally:
             with anyio.CancelScope(shield=True):
                 await response.aclose()
@@ -307,3 +304,17 @@ def _body_model(body: bytes) -> str | None:
         return None
     model = data.get("model") if isinstance(data, dict) else None
     return model if isinstance(model, str) else None
+
+
+def why(exc: BaseException) -> str:
+    """``ReadError: [Errno 104] Connection reset by peer``: httpx's error names the step
+    (connect, read, write) and, through anyio, often has an empty message; the OS error
+    under it says what happened, so the chain is followed to the first one that has words."""
+    chain: list[BaseException] = [exc]
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and len(chain) < 6:  # httpx <- httpcore <- anyio <- the OS error
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    said = next((str(e) for e in chain if str(e)), "")
+    names = " <- ".join(type(e).__name__ for e in chain[1:] if not str(e))
+    return f"{type(exc).__name__}: {said or names or 'no detail given'}"

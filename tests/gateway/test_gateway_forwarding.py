@@ -145,6 +145,33 @@ def test_an_untrusted_upstream_certificate_is_refused(https_provider):
     assert "ConnectError" in json.loads(lines[0])["error"]
 
 
+def test_an_upstream_that_resets_the_connection_is_named_in_the_502():
+    """httpx's ReadError says only which step broke (its message is empty); the 502 the
+    engine gets, and the meter's record, say what the OS said."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+
+    def reset() -> None:
+        conn, _ = listener.accept()
+        conn.recv(1)  # the request has arrived and is left unread: close() then resets
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        conn.close()
+
+    threading.Thread(target=reset, daemon=True).start()
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    session, lines = start({"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": REAL_KEY})
+    try:
+        answer = post(session, session.engine_env["ANTHROPIC_API_KEY"])
+    finally:
+        session.close()
+        listener.close()
+    assert answer.status_code == 502
+    message = answer.json()["error"]["message"]
+    assert "Connection reset by peer" in message, message
+    assert "Connection reset by peer" in json.loads(lines[0])["error"]
+
+
 class SlowUpstream:
     """Plain HTTP on 127.0.0.1: sends the head and a first chunk, then holds the rest back
     for good, reading until the gateway closes the connection (noted in ``closed``).
