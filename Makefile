@@ -33,16 +33,18 @@ sync: $(UV)
 engines: sync
 	$(RUN) holon engines install all
 
-# Every wheel uv.lock pins (all packages, no dev group), downloaded once per lock with pip, which
-# checks each against the lock's sha256. Remade when uv.lock changes.
+# Every wheel uv.lock pins (all packages, no dev group) and the build backend a source install
+# needs (tests/action/build-requirements.txt), downloaded once per lock with pip, which checks
+# each against its sha256. Remade when either file changes.
 wheelhouse: $(WHEELHOUSE)/requirements.txt
 
-$(WHEELHOUSE)/requirements.txt: uv.lock | $(UV)
+$(WHEELHOUSE)/requirements.txt: uv.lock tests/action/build-requirements.txt | $(UV)
 	rm -rf $(WHEELHOUSE) && mkdir -p $(WHEELHOUSE)
 	$(UV) export --frozen --all-packages --no-dev --no-emit-workspace --no-header -q \
 		-o $(WHEELHOUSE)/requirements.lock
 	$(UV) tool run --from 'pip>=24' pip download -q --no-deps --require-hashes \
-		--only-binary :all: -r $(WHEELHOUSE)/requirements.lock -d $(WHEELHOUSE)
+		--only-binary :all: -r $(WHEELHOUSE)/requirements.lock -r tests/action/build-requirements.txt \
+		-d $(WHEELHOUSE)
 	mv $(WHEELHOUSE)/requirements.lock $@
 
 # Published validators the tests use as oracles (tests/oracles/requirements.txt): Harbor's ATIF
