@@ -110,27 +110,9 @@ def test_an_unpublished_version_is_installed_from_the_actions_checkout(tmp_path,
 
 def test_the_composite_steps_install_holon_and_run_the_task(tmp_path, index):
     meta = yaml.safe_load((ROOT / "action.yml").read_text())
-    workspace = tmp_path / "repo"
-    workspace.mkdir()
-    (workspace / "README.md").write_text("hi\n")
-    git(workspace, "init", "-q", "-b", "main")
-    git(workspace, "add", "-A")
-    git(workspace, "commit", "-q", "-m", "initial")
     spec = write_task(tmp_path / "task", [{"write": {"path": "a.txt", "content": "a\n"}}])
-    inputs = {name: str(i.get("default", "")) for name, i in meta["inputs"].items()}
-    inputs |= {"engine": "replay", "spec": str(spec), "github-token": ""}
-    # What setup-python leaves: `python` on PATH. The runner's GITHUB_PATH file comes next.
-    tools = tmp_path / "tools"
-    tools.mkdir()
-    (tools / "python").symlink_to(sys.executable)
-    env = runner_env(tmp_path, workspace) | {
-        "PATH": f"{tools}:{os.environ['PATH']}",
-        "GITHUB_ACTION_PATH": str(ROOT),
-        "GITHUB_PATH": str(tmp_path / "runner" / "path"),
-        "PIP_NO_INDEX": "1",
-        "PIP_FIND_LINKS": index,
-        "PIP_CACHE_DIR": str(tmp_path / "pip-cache"),
-    }
+    inputs = _inputs(meta, engine="replay", spec=str(spec), github_token="")
+    env = _runner(tmp_path, index)
     steps = {s.get("name"): s for s in meta["runs"]["steps"]}
     installed = composite_step(steps["Install holon and the engine"], inputs, env)
     assert installed.startswith("0\n"), installed
