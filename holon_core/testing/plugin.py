@@ -4,13 +4,72 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from holon_core.testing.agent_run import AgentResult, processes_under
 from holon_core.testing.task import Task, make_task
+
+
+@pytest.fixture
+def task(tmp_path: Path) -> Iterator[Task]:
+    """A small git workspace (README.md committed, goal "Create hello.txt"); after the test no
+    process may still run inside it (any left is killed, and the test fails naming it)."""
+    made = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
+    yield made
+    leftovers = processes_under(tmp_path)
+    for proc in leftovers:
+        proc.kill()
+    assert not leftovers, f"processes survived the run: {[p.cmdline() for p in leftovers]}"
+
+
+@pytest.fixture(scope="session")
+def manifest_schema() -> dict[str, Any]:
+    """manifest.json's published JSON Schema (``holon schema manifest``)."""
+    from holon_core.models.manifest import manifest_schema
+
+    return manifest_schema()
+
+
+@pytest.fixture
+def assert_valid_manifest(
+    manifest_schema: dict[str, Any],
+) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
+    """``assert_valid_manifest(data)``: the manifest exists and validates against the
+    published schema with jsonschema (an independent validator, not holon's own models)."""
+    jsonschema = _jsonschema()
+
+    def check(manifest: dict[str, Any] | None) -> dict[str, Any]:
+        assert manifest is not None, "no manifest.json was written"
+        jsonschema.validate(manifest, manifest_schema)
+        return manifest
+
+    return check
+
+
+@pytest.fixture
+def valid_manifest(
+    assert_valid_manifest: Callable[[dict[str, Any] | None], dict[str, Any]],
+) -> Callable[[AgentResult], dict[str, Any]]:
+    """``valid_manifest(result)``: as ``assert_valid_manifest``, for a run's result (a
+    missing manifest shows holon-agent's stderr)."""
+
+    def check(result: AgentResult) -> dict[str, Any]:
+        assert result.manifest is not None, f"no manifest.json was written: {result.stderr}"
+        return assert_valid_manifest(result.manifest)
+
+    return check
+
+
+def _jsonschema() -> Any:
+    try:
+        import jsonschema
+    except ImportError:  # a test dependency of the suite using the fixture, not of holon-core
+        pytest.fail("the manifest fixtures need jsonschema: pip install jsonschema")
+    return jsonschema
 
 
 @pytest.fixture

@@ -9,15 +9,13 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import psutil
-import pytest
 
-from holon_core.testing import AgentResult, Task, make_task, run_agent
+from holon_core.testing import AgentResult, Task, run_agent
 from holon_core.testing.agent_run import finish_agent, processes_under, start_agent
 
 AGENT = Path(__file__).with_name("scripted_agent.py")
@@ -59,33 +57,3 @@ def wait_for_process(root: Path, word: str, seconds: float = 120.0) -> bool:
 
 def events_of(result: AgentResult, kind: str) -> list[dict[str, Any]]:
     return [event for event in result.events if event["type"] == kind]
-
-
-@pytest.fixture
-def task(tmp_path: Path) -> Iterator[Task]:
-    """A small git workspace; after the test no process may still run inside it."""
-    made = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
-    yield made
-    leftovers = processes_under(tmp_path)
-    for proc in leftovers:
-        proc.kill()
-    assert not leftovers, f"processes survived the run: {[p.cmdline() for p in leftovers]}"
-
-
-@pytest.fixture(scope="session")
-def manifest_schema() -> dict[str, Any]:
-    from holon_core.models.manifest import manifest_schema
-
-    return manifest_schema()
-
-
-@pytest.fixture
-def valid_manifest(manifest_schema: dict[str, Any]) -> Callable[[AgentResult], dict[str, Any]]:
-    """The run's manifest, checked to exist and to validate against the published schema."""
-
-    def check(result: AgentResult) -> dict[str, Any]:
-        assert result.manifest is not None, f"no manifest.json was written: {result.stderr}"
-        jsonschema.validate(result.manifest, manifest_schema)
-        return result.manifest
-
-    return check

@@ -7,18 +7,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import jsonschema
 import psutil
 import pytest
 from holon_conformance.provider import ScriptedProvider
 
-from holon_core.testing import AgentResult, Task, make_task, run_agent
+from holon_core.testing import AgentResult, Task, run_agent
 from holon_core.testing.agent_run import finish_agent, processes_under, start_agent
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Mapping
     from pathlib import Path
 
 MODEL = "fake-model-1"
@@ -63,17 +62,6 @@ def running(root: Path, word: str) -> bool:
     return False
 
 
-@pytest.fixture
-def task(tmp_path: Path) -> Iterator[Task]:
-    """A small git workspace; after the test no process may still run inside it."""
-    made = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
-    yield made
-    leftovers = processes_under(tmp_path)
-    for proc in leftovers:
-        proc.kill()
-    assert not leftovers, f"processes survived the run: {[p.cmdline() for p in leftovers]}"
-
-
 def planted_home(root: Path, marker: str) -> Path:
     """A user HOME with Claude Code settings, instructions and a skill that must not leak."""
     claude = root / ".claude"
@@ -95,27 +83,6 @@ def bare_env(server: ScriptedProvider, home: Path) -> dict[str, str]:
     if os.geteuid() == 0:
         env["IS_SANDBOX"] = "1"
     return env
-
-
-@pytest.fixture(scope="session")
-def manifest_schema() -> dict[str, Any]:
-    from holon_core.models.manifest import manifest_schema
-
-    return manifest_schema()
-
-
-@pytest.fixture
-def assert_valid_manifest(
-    manifest_schema: dict[str, Any],
-) -> Callable[[dict[str, Any] | None], dict[str, Any]]:
-    """Checks a manifest exists and validates against the published schema."""
-
-    def check(manifest: dict[str, Any] | None) -> dict[str, Any]:
-        assert manifest is not None, "no manifest.json was written"
-        jsonschema.validate(manifest, manifest_schema)
-        return manifest
-
-    return check
 
 
 class ClaudeKit:

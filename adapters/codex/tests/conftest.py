@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
-import jsonschema
 import pytest
 from holon_conformance.provider import ScriptedProvider
 
-from holon_core.testing import AgentResult, Task, make_task
+from holon_core.testing import Task, make_task
 
 
 @pytest.fixture(scope="session")
@@ -43,24 +41,3 @@ def provider() -> Iterator[Callable[[str], ScriptedProvider]]:
     yield start
     for server in started:
         server.stop()
-
-
-@pytest.fixture(scope="session")
-def manifest_schema() -> dict[str, Any]:
-    from holon_core.models.manifest import manifest_schema
-
-    return manifest_schema()
-
-
-@pytest.fixture
-def valid_manifest(
-    manifest_schema: dict[str, Any],
-) -> Callable[[AgentResult], dict[str, Any]]:
-    """Asserts a manifest was written and validates against the published schema."""
-
-    def check(result: AgentResult) -> dict[str, Any]:
-        assert result.manifest is not None, f"no manifest.json; stderr:\n{result.stderr}"
-        jsonschema.validate(result.manifest, manifest_schema)
-        return result.manifest
-
-    return check

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from holon_conformance.provider import ScriptedProvider, parse_scenario
 
-from holon_core.testing import AgentResult, Task, make_task, run_agent
-from holon_core.testing.agent_run import finish_agent, processes_under, start_agent
+from holon_core.testing import AgentResult, Task, run_agent
+from holon_core.testing.agent_run import finish_agent, start_agent
 
 MODEL = "gemini-test-model"
 
@@ -62,17 +62,6 @@ def start_gemini(task: Task, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
 
 
 finish = finish_agent
-
-
-@pytest.fixture
-def task(tmp_path: Path) -> Iterator[Task]:
-    """A small git workspace; after the test no process may still run inside it."""
-    made = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
-    yield made
-    leftovers = processes_under(tmp_path)
-    for proc in leftovers:
-        proc.kill()
-    assert not leftovers, f"processes survived the run: {[p.cmdline() for p in leftovers]}"
 
 
 def write_skill(root: Path, name: str, description: str, body: str) -> Path:
