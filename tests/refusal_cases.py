@@ -559,8 +559,10 @@ def max_cost_negative(tmp: Path) -> Setup:
 
 @refusal("invalid_input")
 def max_cost_without_a_gateway(tmp: Path) -> Setup:
+    """An engine holon cannot meter (the generic acp engine without HOLON_ACP_MODEL_API)."""
     setup = task_with(tmp)
-    setup.args = ["--max-cost", "1"]
+    setup.engine, setup.args = "acp", ["--max-cost", "1"]
+    setup.env = {"HOLON_ACP_COMMAND": "true"}
     return setup
 
 
