@@ -43,7 +43,8 @@ def test_twelve_cell_batch_report(engine_binary, tmp_path: Path) -> None:
         assert charts.count() == 3
         labels = [charts.nth(i).get_attribute("aria-label") or "" for i in range(3)]
         assert labels[0] == "Success rate: replay 100%; claude 100%; codex 100%"
-        assert labels[1].startswith("Cost (all cells, USD): replay n/a; claude $")
+        # the replay engine calls no model: it reports a cost of 0
+        assert labels[1].startswith("Cost (all cells, USD): replay $0.0000; claude $")
         assert labels[2].startswith("Median duration: replay ")
         for engine in ENGINES:  # a bar per engine in every chart, drawn
             for i in range(3):
