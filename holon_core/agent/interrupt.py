@@ -28,6 +28,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TypeVar
 
+from holon_core.process.signal_latch import SignalLatch
+
 T = TypeVar("T")
 
 
@@ -49,9 +51,10 @@ class _State:
 def cancel_handler(cancel: threading.Event) -> Callable[[int, FrameType | None], None]:
     """holon-agent's handler for its stop signals: set ``cancel``; interrupt when armed."""
     _State.enabled = True
+    latch = SignalLatch(cancel)
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
-        cancel.set()
+        latch.fire()  # takes no lock on a second signal (process/signal_latch.py)
         if _State.armed:
             _State.armed = False  # once: a second signal must not interrupt the cleanup
             raise Interrupted(signum)

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import FrameType
 
 from holon_core.cli.run_cmd import max_cost_option, report_option
+from holon_core.process.signal_latch import SignalLatch
 from holon_core.runner.streams import write_safely
 from holon_core.sandbox.flags import add_sandbox_options, sandbox_settings
 
@@ -105,9 +106,10 @@ def _cancel_on_signals() -> Iterator[threading.Event]:
     """SIGINT/SIGTERM/SIGHUP stop the job: running cells record a cancelled run, no new
     cell starts."""
     cancel = threading.Event()
+    latch = SignalLatch(cancel)  # a second signal takes no lock (process/signal_latch.py)
 
     def handler(_signum: int, _frame: FrameType | None) -> None:
-        cancel.set()
+        latch.fire()
 
     stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     previous = {sig: signal.signal(sig, handler) for sig in stops}

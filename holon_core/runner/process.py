@@ -95,12 +95,15 @@ class _Waiter:
         self.proc: subprocess.Popen[bytes] | None = None
         self.timeout, self.grace = timeout, grace
         self.stop_asked: float | None = None  # when SIGTERM was first sent
-        self.interrupted = threading.Event()
+        #: A plain flag: the signal handler must take no lock (a signal arriving inside
+        #: ``threading.Event.set`` would wait for good on the lock its own handler holds).
+        self.interrupted = False
         self.timed_out = self.killed = False
 
     def on_signal(self, _signum: int, _frame: FrameType | None) -> None:
-        self.interrupted.set()
-        self.terminate()
+        if not self.interrupted:  # the agent gets one SIGTERM; the grace covers the rest
+            self.interrupted = True
+            self.terminate()
 
     def terminate(self) -> None:
         if self.stop_asked is None:
@@ -126,9 +129,7 @@ class _Waiter:
                 self.proc.wait(POLL)
         if ticking:
             _tick(on_tick, time.monotonic() - started)
-        return AgentExit(
-            self.proc.returncode, self.interrupted.is_set(), self.timed_out, self.killed
-        )
+        return AgentExit(self.proc.returncode, self.interrupted, self.timed_out, self.killed)
 
     def stop(self) -> None:
         """SIGTERM, SIGKILL after the grace period, and reap: used when waiting failed."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import FrameType
 
 from holon_core.agent.paths import AgentPaths
+from holon_core.process.signal_latch import SignalLatch
 
 EXIT_CODES = {"success": 0, "failure": 1, "needs_human": 2}
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
@@ -51,9 +52,10 @@ def run_once(
     private = _private_dir()
     socket = private / "agent.sock"
     stopped = threading.Event()
+    latch = SignalLatch(stopped)  # a second signal takes no lock (process/signal_latch.py)
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
-        stopped.set()
+        latch.fire()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
     try:

@@ -3,6 +3,7 @@ progress on a terminal and in CI, signal forwarding, timeouts and fail-fast erro
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -287,3 +288,32 @@ def test_relative_paths_are_taken_from_the_callers_directory(tmp_path: Path, fla
     else:
         assert output == caller / "out"
     assert (output / "manifest.json").is_file()
+
+
+def test_a_burst_of_stop_signals_still_ends_the_run(tmp_path: Path) -> None:
+    """A dying parent sends SIGTERM (PR_SET_PDEATHSIG) and its session SIGHUP, a user hits
+    Ctrl-C twice: the handler must take no lock a signal arriving inside it could wait on
+    (a Ray test once left a holon run deadlocked in threading.Event.set for good)."""
+    ws = make_workspace(tmp_path / "ws", "plain")
+    spec = write_task(tmp_path / "task", [{"run": "sleep 60"}])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "holon_core.cli.main", "run", str(spec), "--workspace", str(ws),
+         "--engine", "replay", "--json", "--quiet"],
+        env=base_env(tmp_path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        _wait_for("run-*/output/evidence/events.ndjson", tmp_path / "runs", '"run"', proc)
+        stops = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+        for index in range(3000):
+            if proc.poll() is not None:
+                break
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, stops[index % 3])
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1, err
+    assert json.loads(out)["reason"] == "cancelled"
