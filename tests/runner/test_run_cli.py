@@ -186,13 +186,8 @@ def _wait_for(path_glob: str, root: Path, text: str, proc: subprocess.Popen[str]
     pytest.fail(f"{text!r} never appeared in {path_glob}")
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_signal_is_forwarded_and_the_run_still_reports(tmp_path: Path, signum: int) -> None:
-    ws = make_workspace(tmp_path / "ws", "git")
-    before = snapshot_tree(ws)
-    steps: list[dict[str, Any]] = [
-        {"write": {"path": "a.txt", "content": "a\n"}}, {"run": "sleep 60"}]  # fmt: skip
-    spec = write_task(tmp_path / "task", steps)
+def _running(tmp_path: Path, spec: Path, ws: Path) -> subprocess.Popen[str]:
+    """``holon run --json`` of ``spec`` started, returned once its replay engine runs a step."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "holon_core.cli.main", "run", str(spec), "--workspace", str(ws),
          "--engine", "replay", "--json", "--quiet"],
@@ -201,6 +196,22 @@ def test_signal_is_forwarded_and_the_run_still_reports(tmp_path: Path, signum: i
     )  # fmt: skip
     try:
         _wait_for("run-*/output/evidence/events.ndjson", tmp_path / "runs", '"run"', proc)
+    except BaseException:
+        proc.kill()
+        proc.communicate()
+        raise
+    return proc
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_signal_is_forwarded_and_the_run_still_reports(tmp_path: Path, signum: int) -> None:
+    ws = make_workspace(tmp_path / "ws", "git")
+    before = snapshot_tree(ws)
+    steps: list[dict[str, Any]] = [
+        {"write": {"path": "a.txt", "content": "a\n"}}, {"run": "sleep 60"}]  # fmt: skip
+    spec = write_task(tmp_path / "task", steps)
+    proc = _running(tmp_path, spec, ws)
+    try:
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
     finally:
@@ -296,14 +307,8 @@ def test_a_burst_of_stop_signals_still_ends_the_run(tmp_path: Path) -> None:
     (a Ray test once left a holon run deadlocked in threading.Event.set for good)."""
     ws = make_workspace(tmp_path / "ws", "plain")
     spec = write_task(tmp_path / "task", [{"run": "sleep 60"}])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "holon_core.cli.main", "run", str(spec), "--workspace", str(ws),
-         "--engine", "replay", "--json", "--quiet"],
-        env=base_env(tmp_path), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc = _running(tmp_path, spec, ws)
     try:
-        _wait_for("run-*/output/evidence/events.ndjson", tmp_path / "runs", '"run"', proc)
         stops = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
         for index in range(3000):
             if proc.poll() is not None:
