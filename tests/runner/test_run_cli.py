@@ -322,3 +322,5 @@ def test_a_burst_of_stop_signals_still_ends_the_run(tmp_path: Path) -> None:
             proc.communicate()
     assert proc.returncode == 1, err
     assert json.loads(out)["reason"] == "cancelled"
+    (run_dir,) = run_dirs(tmp_path)
+    assert processes_mentioning(str(run_dir)) == []  # holon-agent ended too
