@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from holon_core.batch.cells import engine_cell_ids
 from holon_core.batch.job import Job
 from holon_core.errors import EngineNotFound, InputError
+from holon_core.gateway.admit import unmetered
 from holon_core.gateway.setting import gateway_setting
 from holon_core.untrusted.quoting import name_list
 
@@ -41,7 +42,7 @@ def unmetered_refusal(job: Job, env: Mapping[str, str]) -> InputError | None:
             engine = plugins.get_engine(name)
         except EngineNotFound:
             continue  # its cells fail as unknown_engine, with the installed names
-        if not engine.calls_models or (gateway_on and engine.model_api is not None):
+        if not unmetered(engine.model_api, gateway_on, calls_models=engine.calls_models):
             continue
         cells = engine_cell_ids(job, name)
         count = f"{len(cells)} cell" + ("s" if len(cells) != 1 else "")

@@ -42,7 +42,7 @@ def gateway_problem(
     limits = {k: v for k, v in (budget or {}).items() if v is not None}
     if raw:
         limits["max_cost_usd"] = raw
-    if limits and calls_models and (not wanted or model_api is None):
+    if limits and unmetered(model_api, wanted, calls_models=calls_models):
         named = ", ".join(f"{k} {v}" for k, v in limits.items())
         if not wanted:
             why, fix = "HOLON_GATEWAY is off", "remove the budget or run with HOLON_GATEWAY=on"
@@ -61,6 +61,13 @@ def gateway_problem(
         except PriceTableError as exc:
             return GatewaySettingInvalid(str(exc))
     return None
+
+
+def unmetered(model_api: str | None, gateway_on: bool, *, calls_models: bool = True) -> bool:
+    """True when the engine's model calls reach no meter, so no budget can be kept: it calls
+    models, and the gateway is off or the engine names no model API it speaks. The rule of
+    the run's admission and of ``holon batch``'s refusal before any cell (batch/metering.py)."""
+    return calls_models and (not gateway_on or model_api is None)
 
 
 def unpriced_problem(

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -186,8 +187,10 @@ def _wait_for(path_glob: str, root: Path, text: str, proc: subprocess.Popen[str]
     pytest.fail(f"{text!r} never appeared in {path_glob}")
 
 
-def _running(tmp_path: Path, spec: Path, ws: Path) -> subprocess.Popen[str]:
-    """``holon run --json`` of ``spec`` started, returned once its replay engine runs a step."""
+@contextlib.contextmanager
+def _running(tmp_path: Path, spec: Path, ws: Path) -> Iterator[subprocess.Popen[str]]:
+    """``holon run --json`` of ``spec``, given once its replay engine runs a step; killed on
+    the way out if it has not ended."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "holon_core.cli.main", "run", str(spec), "--workspace", str(ws),
          "--engine", "replay", "--json", "--quiet"],
@@ -196,11 +199,11 @@ def _running(tmp_path: Path, spec: Path, ws: Path) -> subprocess.Popen[str]:
     )  # fmt: skip
     try:
         _wait_for("run-*/output/evidence/events.ndjson", tmp_path / "runs", '"run"', proc)
-    except BaseException:
-        proc.kill()
-        proc.communicate()
-        raise
-    return proc
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
@@ -210,14 +213,9 @@ def test_signal_is_forwarded_and_the_run_still_reports(tmp_path: Path, signum: i
     steps: list[dict[str, Any]] = [
         {"write": {"path": "a.txt", "content": "a\n"}}, {"run": "sleep 60"}]  # fmt: skip
     spec = write_task(tmp_path / "task", steps)
-    proc = _running(tmp_path, spec, ws)
-    try:
+    with _running(tmp_path, spec, ws) as proc:
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 1, err
     result = json.loads(out)
     assert result["interrupted"] is True and result["valid"] is True
@@ -307,19 +305,14 @@ def test_a_burst_of_stop_signals_still_ends_the_run(tmp_path: Path) -> None:
     (a Ray test once left a holon run deadlocked in threading.Event.set for good)."""
     ws = make_workspace(tmp_path / "ws", "plain")
     spec = write_task(tmp_path / "task", [{"run": "sleep 60"}])
-    proc = _running(tmp_path, spec, ws)
-    try:
-        stops = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    stops = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    with _running(tmp_path, spec, ws) as proc:
         for index in range(3000):
             if proc.poll() is not None:
                 break
             with contextlib.suppress(ProcessLookupError):
                 os.kill(proc.pid, stops[index % 3])
         out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 1, err
     assert json.loads(out)["reason"] == "cancelled"
     (run_dir,) = run_dirs(tmp_path)

@@ -136,15 +136,20 @@ def _collected(config: pytest.Config) -> Collected:
     return config.stash[_collected_key]
 
 
+def _requested(config: pytest.Config) -> list[str]:
+    """The names ``--holon-adapter`` gives (repeatable, comma lists), ``all`` unexpanded."""
+    raw = config.getoption("holon_adapter") or []
+    return [name for value in raw for part in value.split(",") if (name := part.strip())]
+
+
 def selected_adapters(config: pytest.Config) -> list[str]:
     names: list[str] = []
-    for raw in config.getoption("holon_adapter") or []:
-        for name in (part.strip() for part in raw.split(",")):
-            if name == "all":
-                skipped = passed_over(config)
-                names += [n for n in _plugins(config).engine_names() if n not in skipped]
-            elif name:
-                names.append(name)
+    for name in _requested(config):
+        if name == "all":
+            skipped = passed_over(config)
+            names += [n for n in _plugins(config).engine_names() if n not in skipped]
+        else:
+            names.append(name)
     if not names:
         # A pasted test id (``...::test_x[claude]``) names its adapter: no option needed.
         names += [m.group(1) for a in config.args if (m := _ID_ADAPTER.search(a))]
@@ -156,9 +161,7 @@ def passed_over(config: pytest.Config) -> dict[str, str]:
     generic acp engine without ``HOLON_ACP_COMMAND``), each with what to set. Named
     explicitly, such an engine is run, and its column says what failed."""
     if _passed_over_key not in config.stash:
-        wanted = [
-            p.strip() for raw in config.getoption("holon_adapter") or [] for p in raw.split(",")
-        ]
+        wanted = _requested(config)
         skipped: dict[str, str] = {}
         if "all" in wanted:
             plugins = _plugins(config)
