@@ -16,7 +16,7 @@ from typing import IO, Any
 from holon_core.agent.evidence_stream import EventBudget, RawLog, line_stream, redact_across
 from holon_core.engine.events import Event
 from holon_core.untrusted.files import HeldDir
-from holon_core.untrusted.redact import Redactor
+from holon_core.untrusted.redact import KeyLines, Redactor
 
 #: Pending events are written once they pass about this many characters (or a phase starts).
 _EVENTS_BLOCK = 256 * 1024
@@ -47,6 +47,8 @@ class Evidence:
         self._raw: dict[str, RawLog] = {}
         #: Per output stream, its last line event: not written before the stream's next line.
         self._held: dict[str, Event] = {}
+        #: Per output stream, whether its lines are inside a printed private key.
+        self._keys: dict[str, KeyLines] = {}
 
     def _file(self, name: str) -> IO[str]:
         handle = self._files.get(name)
@@ -88,6 +90,8 @@ class Evidence:
         self.events.cap(event)
         stream = line_stream(event)
         if stream is not None:
+            if event.text is not None:
+                event.text = self._keys.setdefault(stream, KeyLines())(event.text)
             previous = self._held.pop(stream, None)
             if previous is not None:
                 redact_across(previous, event, self.redact)
@@ -110,8 +114,16 @@ class Evidence:
         del pending[:stop]
         self._pending_chars = sum(len(e.text or "") + _EVENT_OVERHEAD for e in self._pending)
         lines = [line for event in block for line in self.events.lines(event)]
-        if lines:
-            self.write_line("events.ndjson", "\n".join(lines))
+        if not lines:
+            return
+        text = "\n".join(lines)
+        redacted = self.redact(text)
+        if redacted.count("\n") != text.count("\n"):
+            # A match ran from one event into the next (a key's BEGIN in one tool output,
+            # its END in another): redacted together, the events between would become one
+            # line. Each line is redacted alone instead, as every event is meant to be.
+            redacted = "\n".join(self.redact(line) for line in lines)
+        self._write("events.ndjson", redacted + "\n")
 
     def output(self, stream: str, chunk: bytes) -> None:
         """A chunk of the engine's raw ``stream`` (after its lines became events)."""

@@ -37,7 +37,16 @@ _HAS_BREAK = re.compile(r"\n|\\n")
 #: on text holding one of its literals (``in`` is far faster than a regex scan).
 _SHAPES: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (
-        re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
+        # Through its END line; a key cut short (``head -5 key.pem``) through its body.
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----"
+            r"(?:.*?-----END [A-Z ]*PRIVATE KEY-----|(?:\\[nr]|[\r\nA-Za-z0-9+/=:, -])*)",
+            re.S,
+        ),
+        ("PRIVATE KEY-----",),
+    ),
+    (  # the tail of a key whose BEGIN was in another text (another event)
+        re.compile(r"(?:[A-Za-z0-9+/=]{16,}(?:\\[nr]|[\r\n])+)+-----END [A-Z ]*PRIVATE KEY-----"),
         ("PRIVATE KEY-----",),
     ),
     (
@@ -187,6 +196,41 @@ class Redactor:
     def find_bytes(self, data: bytes) -> bool:
         """:meth:`find` for file contents that may not be text."""
         return bool(self._bytes.spans(data.decode("latin-1")))
+
+
+_KEY_BEGIN = re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")
+_KEY_END = re.compile(r"-----END [A-Z ]*PRIVATE KEY-----")
+#: A line inside a PEM block: base64, a header (``Proc-Type: 4,ENCRYPTED``) or blank.
+_KEY_BODY = re.compile(r"\s*(?:[A-Za-z0-9+/=]*|[A-Za-z-]+:.*)\s*")
+
+
+class KeyLines:
+    """A private key printed one line per event (a tool's ``cat key.pem`` on the engine's
+    stderr): the shape above needs BEGIN and the body in one text, and each line event is
+    redacted alone, so the body lines would stay readable one by one. One per output stream:
+    after a BEGIN line, each body line is replaced until the END line or the first line that
+    cannot be part of a key."""
+
+    def __init__(self) -> None:
+        self.inside = False
+
+    def __call__(self, line: str) -> str:
+        if self.inside:
+            end = _KEY_END.search(line)
+            if end is not None:
+                self.inside = False
+                return REPLACEMENT + line[end.end() :]
+            if _KEY_BODY.fullmatch(line):
+                return REPLACEMENT
+            self.inside = False
+            return line
+        if "PRIVATE KEY-----" not in line:
+            return line
+        begins = list(_KEY_BEGIN.finditer(line))
+        if begins and _KEY_END.search(line, begins[-1].end()) is None:
+            self.inside = True
+            return line[: begins[-1].start()] + REPLACEMENT
+        return line
 
 
 def _keep_prefix(match: re.Match[str]) -> str:

@@ -124,3 +124,52 @@ def test_line_events_of_one_stream_are_redacted_across_with_other_events_between
         f"{REPLACEMENT}]",
         "a last line",
     ]
+
+
+#: A private key's body lines: no known value and no token shape, only the PEM frame says
+#: they are secret.
+KEY_BODY = [f"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC{n}{'x' * n}" for n in range(8)]
+KEY = "\n".join(["-----BEGIN PRIVATE KEY-----", *KEY_BODY, "-----END PRIVATE KEY-----", ""])
+
+
+@pytest.mark.parametrize("fd", [1, 2], ids=["stdout", "stderr"])
+def test_a_private_key_printed_line_by_line_is_redacted_in_every_event(tmp_path, fd):
+    """Each printed line is its own event, redacted alone: the key's body lines (plain base64)
+    were left readable one by one in events.ndjson. A key cut short (no END line) too."""
+    to_engine = f"/proc/$PPID/fd/{fd}"
+    steps = [
+        {"write": {"path": "k.pem", "content": KEY}},
+        {"run": f"cat k.pem > {to_engine}; echo after the key > {to_engine}"},
+        {"run": f"head -4 k.pem > {to_engine}; echo after the cut key > {to_engine}; rm k.pem"},
+        {"say": "done"},
+    ]
+    task = make_task(tmp_path, replay=steps)
+    result = run(task)
+    assert result.exit_code == 0, result.stderr
+    written = (task.output / "evidence" / "events.ndjson").read_text()
+    events = [json.loads(line) for line in written.splitlines()]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    texts = [e.get("text") or "" for e in events]
+    assert "after the key" in texts and "after the cut key" in texts
+    for path in task.output.rglob("*"):
+        if path.is_file():
+            text = path.read_text(errors="replace")
+            assert not [line for line in KEY_BODY if line in text], path
+
+
+def test_a_key_whose_frame_spans_two_events_leaves_each_event_its_own_line(tmp_path):
+    """BEGIN in one tool's output and END in the next, written in one block: redacted as one
+    text, the match ran across the framing and the events between became one line."""
+    held = HeldDir.open(tmp_path)
+    evidence = Evidence(held, Redactor(), started=0.0)
+    evidence.event(Event(type="tool_result", text=f"-----BEGIN PRIVATE KEY-----\n{KEY_BODY[0]}"))
+    evidence.event(Event(type="message", text="between the two"))
+    evidence.event(Event(type="tool_result", text=f"{KEY_BODY[1]}\n-----END PRIVATE KEY-----"))
+    evidence.event(Event(type="message", text="last"))
+    evidence.close()
+    held.close()
+    written = (tmp_path / "evidence" / "events.ndjson").read_text()
+    events = [json.loads(line) for line in written.splitlines()]
+    assert [e["seq"] for e in events] == [1, 2, 3, 4]
+    assert [e["text"] for e in events][1:] == ["between the two", REPLACEMENT, "last"]
+    assert KEY_BODY[0] not in written and KEY_BODY[1] not in written
