@@ -52,9 +52,14 @@ def upstream_client(
     # about a third more throughput on 50 MiB). A read returns what has arrived, so a small
     # event is not held back. Process-wide; the gateway is the process's only async client.
     httpcore.AsyncHTTP11Connection.READ_NUM_BYTES = 256 * 1024
-    context = ssl_context(env)
+    proxy = proxy_for(upstream, env)
+    # Loading the trust store costs about 50 ms of CPU, and a plain-HTTP upstream reached
+    # directly or through a plain-HTTP proxy (a local model server) has no TLS hop to verify:
+    # the base URL is fixed and redirects are not followed, so no call can turn into HTTPS.
+    tls = any(url.lower().startswith("https:") for url in (upstream, proxy or ""))
+    context: ssl.SSLContext | bool = ssl_context(env) if tls else False
     transport: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(
-        verify=context, socket_options=nodelay, proxy=proxy_for(upstream, env)
+        verify=context, socket_options=nodelay, proxy=proxy
     )
     return httpx.AsyncClient(
         verify=context,

@@ -34,7 +34,11 @@ STOPPED_DRAIN = 5.0
 
 _STREAMS = {"out": "stdout", "err": "stderr"}
 _TICK = 0.05
+#: The tree's CPU and memory are sampled this often at first, then each pause is 1.5 times
+#: the last, up to :data:`_SAMPLE_AT_MOST`: a sample scans every process on the machine (about
+#: 10 ms where a few hundred run), and a long run needs no finer grain than a second.
 _SAMPLE_EVERY = 0.2
+_SAMPLE_AT_MOST = 1.0
 #: How long to wait for pipe EOF after the tree is gone before giving up on stray writers.
 _EOF_WAIT = 2.0
 #: Bytes of spool taken at a time while the engine runs (see ``supervisor``).
@@ -93,7 +97,8 @@ class EngineRun:
         cancel: threading.Event,
         started: float,
     ) -> tuple[EndedBy, str | None]:
-        next_sample = time.monotonic() + _SAMPLE_EVERY
+        pause = _SAMPLE_EVERY
+        next_sample = time.monotonic() + pause
         while True:
             reason = self.pump(time.monotonic() + _TICK, watch_abort=True)
             if reason is not None:
@@ -104,7 +109,8 @@ class EngineRun:
             now = time.monotonic()
             if now >= next_sample:
                 self.tree.sample()
-                next_sample = now + _SAMPLE_EVERY
+                pause = min(pause * 1.5, _SAMPLE_AT_MOST)
+                next_sample = now + pause
             ended: EndedBy | None = None
             if cancel.is_set():
                 ended = "cancelled"
