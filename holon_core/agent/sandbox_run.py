@@ -68,7 +68,9 @@ def enter(run: RunState, context: RunContext, plan: LaunchPlan) -> LaunchPlan:
         evidence.write_line("network.ndjson", line)
 
     paths = room_paths(context, plan, run.env)
-    wrapped, room = open_room(plan, found, paths, policy, endpoints, record)
+    wrapped, room = open_room(
+        plan, found, paths, policy, endpoints, record, clock_zero=evidence.started
+    )
     run.metadata[_KEY] = room
     run.log.info("sandbox", mechanism="bubblewrap", version=found.version, allow=policy.describe())
     return wrapped

@@ -118,6 +118,10 @@ details.step .subject { flex: 1; overflow: hidden; text-overflow: ellipsis;
 details.step .body { border-top: 1px solid var(--line); padding: 8px 10px;
   background: var(--soft); }
 details.step .body pre { max-height: 420px; overflow: auto; }
+details.step ul.network { margin: 2px 0; padding-left: 18px; font-family: ui-monospace, Menlo,
+  monospace; font-size: 13px; }
+details.step .attempt.denied .verdict { color: var(--bad); font-weight: 600; }
+details.step .attempt.allowed .verdict { color: var(--ok); }
 details.step .label { font-size: 12px; color: var(--muted); margin: 6px 0 2px; }
 .toolbar { display: flex; gap: 8px; align-items: center; margin: 0 0 8px; flex-wrap: wrap; }
 button { font: inherit; font-size: 13px; padding: 3px 10px; border-radius: 6px;

@@ -71,7 +71,7 @@ def summary(record: RunRecord) -> Markup | None:
 
 
 def conversation(record: RunRecord) -> Markup:
-    line = timeline.build(record.events)
+    line = timeline.build(record.events, record.network)
     head = tag("h2", f"Conversation ({len(line.steps)} steps)", id="conversation")
     if not line.steps:
         return join(
@@ -153,6 +153,11 @@ def _tool_step(step: timeline.ToolStep, snapshot: str | None) -> Markup:
         shown = output[:OUTPUT_SHOWN]
         more = f" (first {OUTPUT_SHOWN // 1024} KiB)" if len(output) > OUTPUT_SHOWN else ""
         body += [tag("div", f"output{more}", class_="label"), tag("pre", shown, class_="output")]
+    if step.network:
+        body += [tag("div", "network (the room's proxy)", class_="label"), _attempts(step)]
+    denied = (
+        [tag("span", f"{step.denied} denied", class_="badge failure denied")] if step.denied else []
+    )
     return tag(
         "details",
         tag(
@@ -164,11 +169,31 @@ def _tool_step(step: timeline.ToolStep, snapshot: str | None) -> Markup:
                 class_="subject mono",
             ),
             state,
+            denied,
         ),
         tag("div", body, class_="body"),
         class_=f"step{' failed' if step.failed else ''}",
-        open=step.failed and not long,
+        open=(step.failed or bool(step.denied)) and not long,
         data_tool_id=step.tool_id,
+    )
+
+
+def _attempts(step: timeline.ToolStep) -> Markup:
+    """The connections a tool call tried, denied ones first: host, verdict, why."""
+    ordered = sorted(step.network, key=lambda a: a.get("allowed") is True)
+    return tag(
+        "ul",
+        [
+            tag(
+                "li",
+                tag("span", "allowed" if a.get("allowed") is True else "denied", class_="verdict"),
+                f" {a.get('host') or '?'}:{a.get('port') or '?'}: ",
+                str(a.get("error") or a.get("why") or ""),
+                class_="attempt " + ("allowed" if a.get("allowed") is True else "denied"),
+            )
+            for a in ordered
+        ],
+        class_="network",
     )
 
 

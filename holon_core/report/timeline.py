@@ -9,6 +9,7 @@ grouped. Phases are the pipeline's, not the conversation's, and are left out.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,13 @@ class ToolStep:
     result: dict[str, Any] | None = None
     status: str | None = None
     ts: float | None = None
+    #: When its result came (the run's clock), and the room's network attempts it made.
+    end_ts: float | None = None
+    network: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def denied(self) -> int:
+        return sum(1 for attempt in self.network if attempt.get("allowed") is not True)
 
     @property
     def command(self) -> str | None:
@@ -91,7 +99,12 @@ class Timeline:
     left_out: int = 0
 
 
-def build(events: list[dict[str, Any]]) -> Timeline:
+#: A tool call's event may reach holon a little after its first connection does (the
+#: engine's output waits in a pipe while the proxy answers): a call's window opens this early.
+CALL_LEAD = 0.25
+
+
+def build(events: list[dict[str, Any]], network: Sequence[dict[str, Any]] = ()) -> Timeline:
     steps: list[Step] = []
     tools: dict[str, ToolStep] = {}
     for event in events:
@@ -112,8 +125,30 @@ def build(events: list[dict[str, Any]]) -> Timeline:
             steps.append(Said(str(kind), text, ts))
         elif kind == "result" and text and not _repeats_last_message(steps, text):
             steps.append(Said("result", text, ts))
+    _attribute(steps, network)
     left_out = max(0, len(steps) - MAX_STEPS)
     return Timeline(steps[:MAX_STEPS], left_out)
+
+
+def _attribute(steps: list[Step], network: Sequence[dict[str, Any]]) -> None:
+    """Put each network attempt (``evidence/network.ndjson``) under the tool call that was
+    running when it began, where exactly one was (two calls side by side, or none: it stays
+    only in the report's network section). A call whose event came just after the attempt
+    (within :data:`CALL_LEAD`) counts when no call was running."""
+    calls = [s for s in steps if isinstance(s, ToolStep) and s.ts is not None]
+    for attempt in network:
+        at = attempt.get("ts")
+        if not isinstance(at, int | float):
+            continue
+        running = [c for c in calls if _began(c) <= at and (c.end_ts is None or at <= c.end_ts)]
+        if not running:
+            running = [c for c in calls if _began(c) - CALL_LEAD <= at < _began(c)]
+        if len(running) == 1:
+            running[0].network.append(attempt)
+
+
+def _began(call: ToolStep) -> float:
+    return call.ts if call.ts is not None else float("inf")
 
 
 def _result(
@@ -127,6 +162,8 @@ def _result(
         steps.append(step)
     if step.result is None or data.get("amended") or not step.result:
         step.result = data
+        ts = event.get("ts")
+        step.end_ts = ts if isinstance(ts, int | float) else None
         status = event.get("status")
         step.status = status if isinstance(status, str) else None
 

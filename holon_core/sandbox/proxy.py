@@ -54,8 +54,13 @@ class RoomNetwork:
         proxy_socket: str,
         bridges: dict[str, tuple[str, int]],
         record: Callable[[str], None],
+        *,
+        clock_zero: float | None = None,
     ) -> None:
         self.policy = policy
+        #: The run's start on the monotonic clock: each line's ``ts`` is then on the clock of
+        #: ``events.ndjson`` (seconds since the run started), which ties it to a tool call.
+        self.clock_zero = clock_zero
         self.proxy_socket = proxy_socket
         self.bridges = bridges
         self._record = record
@@ -128,7 +133,8 @@ class RoomNetwork:
             return
         attempt = _parse(head)
         if attempt is None:
-            self._write({"method": None, "allowed": False, "why": "not an HTTP proxy request"})
+            refused = {"method": None, "allowed": False, "why": "not an HTTP proxy request"}
+            self._write(refused, started)
             self.counts.denied += 1
             await _refuse(writer, 400, "not an HTTP proxy request")
             return
@@ -139,7 +145,7 @@ class RoomNetwork:
             self.counts.denied += 1
             if host not in self.counts.hosts_denied:
                 self.counts.hosts_denied.append(host)
-            self._write({**entry, "allowed": False, "why": why})
+            self._write({**entry, "allowed": False, "why": why}, started)
             await _refuse(writer, 403, why)
             return
         try:
@@ -148,7 +154,7 @@ class RoomNetwork:
             )
         except (OSError, TimeoutError) as exc:
             self.counts.failed += 1
-            self._write({**entry, "allowed": True, "why": why, "error": f"connect: {exc}"})
+            self._write({**entry, "allowed": True, "why": why, "error": f"connect: {exc}"}, started)
             await _refuse(writer, 502, f"cannot connect to {host}:{port}")
             return
         self.counts.allowed += 1
@@ -165,7 +171,7 @@ class RoomNetwork:
             raise
         finally:
             done["seconds"] = round(time.monotonic() - started, 3)
-            self._write({**entry, **done})
+            self._write({**entry, **done}, started)
 
     async def _decide(self, host: str, port: int) -> tuple[str | None, str]:
         rule = self.policy.allowed(host, port)
@@ -189,8 +195,11 @@ class RoomNetwork:
                 return None, f"{host} resolves to a {bad}, which the room never dials"
         return addresses[0], f"allowed by {rule}"
 
-    def _write(self, entry: dict[str, Any]) -> None:
-        line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **entry}
+    def _write(self, entry: dict[str, Any], started: float) -> None:
+        line: dict[str, Any] = {"time": datetime.now(UTC).isoformat(timespec="milliseconds")}
+        if self.clock_zero is not None:
+            line["ts"] = round(started - self.clock_zero, 3)
+        line |= entry
         with contextlib.suppress(Exception):
             self._record(json.dumps(line, sort_keys=False))
 

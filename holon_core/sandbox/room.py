@@ -109,8 +109,11 @@ def open_room(  # noqa: PLR0917 - each is one part of the room
     policy: NetworkPolicy,
     endpoints: list[tuple[str, int]],
     record: Callable[[str], None],
+    *,
+    clock_zero: float | None = None,
 ) -> tuple[LaunchPlan, Room]:
-    """The plan that runs ``plan`` in a room, and the room (its network already listening)."""
+    """The plan that runs ``plan`` in a room, and the room (its network already listening);
+    ``clock_zero`` is the run's start (see :class:`~holon_core.sandbox.proxy.RoomNetwork`)."""
     from holon_core.sandbox.policy import AllowRule, NetworkPolicy
 
     assert bwrap.path is not None
@@ -131,7 +134,9 @@ def open_room(  # noqa: PLR0917 - each is one part of the room
     if extra_rules:
         policy = NetworkPolicy((*policy.allow, *extra_rules), policy.pinned)
     forwards.append(f"{PROXY_PORT}={SOCKETS_INSIDE}/proxy.sock")
-    network = RoomNetwork(policy, str(Path(socket_dir) / "proxy.sock"), bridges, record)
+    network = RoomNetwork(
+        policy, str(Path(socket_dir) / "proxy.sock"), bridges, record, clock_zero=clock_zero
+    )
     try:
         network.start()
     except BaseException:

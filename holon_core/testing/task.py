@@ -46,6 +46,18 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout
 
 
+def committed_repo(path: Path, files: dict[str, str]) -> Path:
+    """A git repository at ``path`` (branch ``main``) whose one commit holds ``files``."""
+    path.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(content, encoding="utf-8")
+    git(path, "init", "-q", "-b", "main")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "--allow-empty", "-m", "initial")
+    return path
+
+
 def make_task(
     root: Path,
     *,

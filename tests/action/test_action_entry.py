@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.runner.kit import git, write_task
+from holon_core.testing.task import committed_repo
+from tests.runner.kit import write_task
 
 from .runner import Step, run_step, runner_env
 
@@ -20,13 +21,7 @@ OUTPUTS = {
 
 
 def repo(tmp: Path) -> Path:
-    workspace = tmp / "repo"
-    workspace.mkdir()
-    (workspace / "README.md").write_text("hi\n")
-    git(workspace, "init", "-q", "-b", "main")
-    git(workspace, "add", "-A")
-    git(workspace, "commit", "-q", "-m", "initial")
-    return workspace
+    return committed_repo(tmp / "repo", {"README.md": "hi\n"})
 
 
 def action(tmp: Path, steps: list[dict[str, Any]], **inputs: str) -> Step:

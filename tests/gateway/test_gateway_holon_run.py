@@ -8,7 +8,7 @@ import re
 
 import yaml
 
-from holon_core.testing.task import git
+from holon_core.testing.task import committed_repo
 from tests.runner import kit as runner_kit
 
 from .kit import REAL_KEY
@@ -20,13 +20,7 @@ def holon_run(tmp_path, args, env):
 
 
 def workspace(tmp_path):
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "README.md").write_text("hi\n")
-    git(ws, "init", "-q", "-b", "main")
-    git(ws, "add", "-A")
-    git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
-    return ws
+    return committed_repo(tmp_path / "ws", {"README.md": "hi\n"})
 
 
 def test_max_cost_stops_a_holon_run_over_https(engine_binary, https_provider, ca_file, tmp_path):

@@ -18,10 +18,10 @@ from holon_conformance.provider import ScriptedProvider, load_scenario
 
 from holon_core.models.manifest import REASON_CODES
 from holon_core.report.explain import REASONS
-from holon_core.testing.task import git
 from tests.runner import kit as runner_kit
 
 from .browser import browser_page, keep_screenshot, only_file_requests
+from .kit import replay_run, workspace
 
 FAILING_COMMAND = 'python3 -c \'import greet; assert greet.greet("x") == "hi x"\''
 #: Claude writes a module, its check fails, and it claims success anyway.
@@ -39,16 +39,6 @@ SCENARIO = {
         {"final": {"text": "Done, all good."}},
     ],
 }
-
-
-def workspace(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "README.md").write_text("greetings\n")
-    git(ws, "init", "-q", "-b", "main")
-    git(ws, "add", "-A")
-    git(ws, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "init")
-    return ws
 
 
 def holon(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -144,23 +134,13 @@ HOSTILE_RUN = "echo '<script>alert(2)</script>'; echo '<img src=y onerror=alert(
 def test_hostile_record_renders_as_text_and_runs_nothing(tmp_path: Path) -> None:
     """HTML and script in the engine's words, its command output, a file name and the diff
     are shown as the characters they are: no dialog, no element they would make, no fetch."""
-    task = tmp_path / "task"
-    (task / "context").mkdir(parents=True)
     steps = [
         {"write": {"path": HOSTILE_NAME, "content": "<script>alert('diff')</script>\n"}},
         {"run": HOSTILE_RUN},
         {"say": HOSTILE_SAY},
     ]
-    (task / "context" / "replay.yaml").write_text(yaml.safe_dump(steps))
-    spec = {"version": "v1", "kind": "Holon", "metadata": {"name": "<i>hostile</i>"},
-            "goal": "<script>alert('goal')</script>"}  # fmt: skip
-    (task / "spec.yaml").write_text(yaml.safe_dump(spec))
-    ran = runner_kit.holon_run(
-        tmp_path, [str(task / "spec.yaml"), "--workspace", str(workspace(tmp_path)),
-                   "--engine", "replay", "--json"],
-    )  # fmt: skip
-    result = json.loads(ran.stdout)
-    assert result["outcome"] == "success", ran.stderr
+    spec = {"metadata": {"name": "<i>hostile</i>"}, "goal": "<script>alert('goal')</script>"}
+    result = replay_run(tmp_path, steps, spec)
     report = Path(result["paths"]["report"])
 
     with browser_page(report.as_uri()) as seen:
@@ -183,16 +163,8 @@ def test_hostile_record_renders_as_text_and_runs_nothing(tmp_path: Path) -> None
 def test_holon_report_of_an_output_dir_and_bad_paths(tmp_path: Path) -> None:
     """holon report OUTPUT_DIR --out FILE writes there and prints the path; a dir without a
     record and an --out in a missing dir are refused with the fix, exit 1."""
-    task = tmp_path / "task"
-    (task / "context").mkdir(parents=True)
-    (task / "context" / "replay.yaml").write_text(yaml.safe_dump([{"say": "nothing to do"}]))
-    (task / "spec.yaml").write_text(yaml.safe_dump(
-        {"version": "v1", "kind": "Holon", "metadata": {"name": "t"}, "goal": "say"}))  # fmt: skip
-    ran = runner_kit.holon_run(
-        tmp_path, [str(task / "spec.yaml"), "--workspace", str(workspace(tmp_path)),
-                   "--engine", "replay", "--json", "--no-report"],
-    )  # fmt: skip
-    result = json.loads(ran.stdout)
+    spec = {"metadata": {"name": "t"}, "goal": "say"}
+    result = replay_run(tmp_path, [{"say": "nothing to do"}], spec, "--no-report")
     output = Path(result["paths"]["output_dir"])
     assert result["paths"]["report"] is None and not (output / "report.html").exists()
 
@@ -236,17 +208,8 @@ def test_a_link_planted_at_report_html_is_replaced_not_followed(tmp_path: Path) 
     by the page; the file it pointed at is untouched."""
     target = tmp_path / "precious.txt"
     target.write_text("keep me\n")
-    task = tmp_path / "task"
-    (task / "context").mkdir(parents=True)
     steps = [{"run": f'ln -s {target} "$HOLON_OUTPUT_DIR/report.html"'}, {"say": "linked"}]
-    (task / "context" / "replay.yaml").write_text(yaml.safe_dump(steps))
-    (task / "spec.yaml").write_text(yaml.safe_dump(
-        {"version": "v1", "kind": "Holon", "metadata": {"name": "t"}, "goal": "link"}))  # fmt: skip
-    ran = runner_kit.holon_run(
-        tmp_path, [str(task / "spec.yaml"), "--workspace", str(workspace(tmp_path)),
-                   "--engine", "replay", "--json"],
-    )  # fmt: skip
-    result = json.loads(ran.stdout)
+    result = replay_run(tmp_path, steps, {"metadata": {"name": "t"}, "goal": "link"})
     report = Path(result["paths"]["report"])
     assert not report.is_symlink() and "holon · run report" in report.read_text()
     assert target.read_text() == "keep me\n"
