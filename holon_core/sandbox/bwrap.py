@@ -71,9 +71,14 @@ def probe(env: Mapping[str, str]) -> Bubblewrap:
 
 @functools.lru_cache(maxsize=4)
 def _probe(path: str) -> Bubblewrap:
+    from holon_core.sandbox.mounts import system_args
+
     # --as-pid-1: no init of its own, so bwrap waits for its one child and leaves no orphan
-    # (an unreaped bwrap stayed in holon-agent serve's process group after it stopped)
-    argv = [path, "--unshare-all", "--die-with-parent", "--as-pid-1", "--ro-bind", "/", "/"]
+    # (an unreaped bwrap stayed in holon-agent serve's process group after it stopped).
+    # The room's own system mounts, not all of "/": a recursive bind of "/" also remounts
+    # every mount under it, and one that goes away meanwhile (a container stopping on the
+    # host) failed the probe at random ("Unable to apply mount flags: ... No such file").
+    argv = [path, "--unshare-all", "--die-with-parent", "--as-pid-1", *system_args()]
     argv += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--", "/bin/true"]
     try:
         code, said = _run(argv)
