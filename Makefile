@@ -80,9 +80,10 @@ schemas: sync
 
 # One worker per core (at most 4): most of a test's time is an engine or holon-agent process,
 # so two workers keep both cores of a small machine busy. A file's tests stay on one worker
-# (module-scoped servers and wheels are built once).
+# (module-scoped servers and wheels are built once). out/junit.xml keeps every test's time:
+# scripts/test_times.py sums it by area and file.
 pytest: bootstrap
-	$(RUN) pytest -n auto --maxprocesses 4 --dist loadfile --durations=25
+	$(RUN) pytest -n auto --maxprocesses 4 --dist loadfile --durations=25 --junitxml=out/junit.xml
 
 # RFC-0002 conformance of every installed adapter (replay, claude, codex, gemini, opencode, the
 # ACP profiles), with the per-adapter matrix on the terminal and as JSON. The generic acp engine
