@@ -25,9 +25,11 @@ uv=${UV:-$(command -v uv || echo "$root/.tools/bin/uv")}
 echo "== probe, replay, podman stop, holon run --container (container/tests)"
 "$uv" run --frozen --no-sync pytest container/tests -q -p no:cacheprovider "$@"
 
-echo "== conformance suite for claude inside $image-test"
-# The image sets HOLON_SANDBOX=off (the container is the boundary: docs/sandbox.md); the
-# suite hands that to holon-agent, and the room's rows are N/A there.
+echo "== conformance suite for claude inside $image-test, the room on"
+# The image sets HOLON_SANDBOX=off (the container is the boundary: docs/sandbox.md). Here the
+# room is turned on, with the one flag podman needs for it (its own /proc inside the room),
+# so the room's rows (HOLON-ROOM-*) run inside the image as they do on the host.
 podman run --rm --network host --workdir /tmp --entrypoint pytest \
+    --security-opt 'unmask=/proc/*' --env HOLON_SANDBOX=on \
     --env HOLON_CONFORMANCE_PASS_ENV=HOLON_SANDBOX "$image-test" \
     -q -p no:cacheprovider --holon-adapter claude
