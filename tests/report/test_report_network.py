@@ -18,8 +18,8 @@ REACHING = f"curl -sS -m 10 http://{DENIED}/ || echo refused"
 
 
 def test_a_denied_attempt_is_shown_under_the_tool_call_that_made_it(tmp_path: Path) -> None:
-    steps = [{"run": QUIET}, {"run": REACHING}, {"run": QUIET}, {"say": "done"}]
-    result = replay_run(tmp_path, steps, {"goal": "reach out"})
+    script = [{"run": QUIET}, {"run": REACHING}, {"run": QUIET}, {"say": "done"}]
+    result = replay_run(tmp_path, script, {"goal": "reach out"})
     output = Path(result["paths"]["manifest"]).parent
     attempts = [
         json.loads(line)

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import yaml
 from holon_conformance.provider import ScriptedProvider, load_scenario
@@ -134,7 +135,7 @@ HOSTILE_RUN = "echo '<script>alert(2)</script>'; echo '<img src=y onerror=alert(
 def test_hostile_record_renders_as_text_and_runs_nothing(tmp_path: Path) -> None:
     """HTML and script in the engine's words, its command output, a file name and the diff
     are shown as the characters they are: no dialog, no element they would make, no fetch."""
-    steps = [
+    steps: list[dict[str, Any]] = [
         {"write": {"path": HOSTILE_NAME, "content": "<script>alert('diff')</script>\n"}},
         {"run": HOSTILE_RUN},
         {"say": HOSTILE_SAY},
