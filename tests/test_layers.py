@@ -198,3 +198,15 @@ def test_the_layers_name_each_package_once():
         for member in members:
             seen[member] += 1
     assert [name for name, count in seen.items() if count > 1] == []
+
+
+def test_every_module_says_its_job_in_a_docstring():
+    """``scripts/map.py`` (the module map AGENTS.md points to) prints each module's first
+    docstring paragraph: a module without one is a hole in the map."""
+    silent = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "holon_core").rglob("*.py"))
+        if "__pycache__" not in path.parts
+        and not (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").strip()
+    ]
+    assert silent == [], "give these a docstring saying their job"
