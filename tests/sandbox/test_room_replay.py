@@ -4,9 +4,13 @@ names what was denied, and ``--sandbox off`` says that it ran as the user."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+from pathlib import Path
 
+import holon_core.sandbox
 from holon_core.testing import make_task, run_agent
 from tests.refusal_cases import bwrap_without_namespaces
 
@@ -94,3 +98,23 @@ def test_a_machine_that_cannot_build_the_room_refuses_with_the_fix(tmp_path) -> 
     )
     assert "No permissions to create new namespace" in manifest["error"]
     assert "--sandbox off" in json.dumps(manifest)
+
+
+def test_the_room_starts_the_engine_as_subprocess_would(tmp_path) -> None:
+    """The room's first process (``room_init.py``, a bare interpreter that imports no
+    ``subprocess``) starts the engine with the signals Python ignores back at their default
+    (``yes | head`` must end ``yes`` by SIGPIPE) and no descriptor of its own but 0, 1, 2."""
+    init = Path(holon_core.sandbox.__file__).with_name("room_init.py")
+    leaked = tmp_path / "leaked"
+    with leaked.open("w") as held:
+        os.set_inheritable(held.fileno(), True)  # as if bwrap or holon had passed one on
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", str(init), "--", "sh", "-c",
+             "grep SigIgn /proc/$$/status; ls /proc/$$/fd"],
+            capture_output=True, text=True, timeout=30, check=False, close_fds=False,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    ignored = int(done.stdout.split()[1], 16)
+    assert not ignored & (1 << (signal.SIGPIPE - 1)), done.stdout
+    assert not ignored & (1 << (signal.SIGXFSZ - 1)), done.stdout
+    assert sorted(int(fd) for fd in done.stdout.split()[2:]) == [0, 1, 2], done.stdout
