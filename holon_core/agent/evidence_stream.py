@@ -119,6 +119,9 @@ class EventBudget:
 
     @classmethod
     def _serialize(cls, event: Event) -> str:
+        line = event.to_json()
+        if len(line) <= EVENT_FIELD_CHARS:
+            return line  # no field of it can be longer than the whole: nothing to cut
         cls.cap(event)
         line = event.to_json()
         if len(line) > EVENT_MAX_CHARS:

@@ -64,14 +64,26 @@ _SHAPES: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 ]
 _PATTERNS = [pattern for pattern, _ in _SHAPES]
 _BEARER = re.compile("bearer", re.IGNORECASE)
+#: Every shape's literals at once: most texts hold none, and then no shape is looked at (one
+#: pass of ``in`` checks instead of one per shape: a third of the time on a short line).
+_LITERALS = tuple(literal for _, literals in _SHAPES for literal in literals)
+
+
+def _shapes_in(text: str) -> list[re.Pattern[str]]:
+    """The shape patterns that may match in ``text`` (those with one of their literals)."""
+    bearer = _BEARER.search(text) is not None
+    if not bearer and not any(literal in text for literal in _LITERALS):
+        return []
+    return [
+        pattern
+        for pattern, literals in _SHAPES
+        if (any(lit in text for lit in literals) if literals else bearer)
+    ]
 
 
 def looks_like_secret(value: str) -> bool:
     """True when ``value`` has the shape of a well-known token (the patterns redacted below)."""
-    return any(
-        (not literals or any(lit in value for lit in literals)) and pattern.search(value)
-        for pattern, literals in _SHAPES
-    )
+    return any(pattern.search(value) for pattern in _shapes_in(value))
 
 
 def secret_values(env: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
@@ -161,11 +173,8 @@ class Redactor:
                 pos = end
             out.append(text[pos:])
             text = "".join(out)
-        for pattern, literals in _SHAPES:
-            if any(lit in text for lit in literals) or (
-                not literals and _BEARER.search(text) is not None
-            ):
-                text = pattern.sub(_keep_prefix, text)
+        for pattern in _shapes_in(text):
+            text = pattern.sub(_keep_prefix, text)
         return text
 
     def safe_cut(self, text: str, cut: int, reach: int) -> int:
@@ -178,11 +187,8 @@ class Redactor:
         low = max(0, cut - reach)
         window = text[low : cut + reach]
         spans = self._text.spans(window)
-        for pattern, literals in _SHAPES:
-            if any(lit in window for lit in literals) or (
-                not literals and _BEARER.search(window) is not None
-            ):
-                spans += [m.span() for m in pattern.finditer(window)]
+        for pattern in _shapes_in(window):
+            spans += [m.span() for m in pattern.finditer(window)]
         at = cut - low
         for start, end in sorted(spans, reverse=True):  # a move back may meet an earlier one
             if start < at < end:
