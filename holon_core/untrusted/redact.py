@@ -37,10 +37,13 @@ _HAS_BREAK = re.compile(r"\n|\\n")
 #: on text holding one of its literals (``in`` is far faster than a regex scan).
 _SHAPES: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (
-        # Through its END line; a key cut short (``head -5 key.pem``) through its body.
+        # Through its END line; a key cut short (``head -5 key.pem``) through the whole lines
+        # that can be a key's body (base64, ``Proc-Type: ...`` headers), raw or JSON-escaped.
         re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----"
-            r"(?:.*?-----END [A-Z ]*PRIVATE KEY-----|(?:\\[nr]|[\r\nA-Za-z0-9+/=:, -])*)",
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----|(?:"
+            r"\r?\n[ \t]*(?:[A-Za-z-]+:[^\r\n]*|[A-Za-z0-9+/=]+(?=[ \t]*(?:\r?\n|$)))"
+            r"|(?:\\r)?\\n[ \t]*(?:[A-Za-z-]+:(?:[^\\\r\n\"]|\\[^nr])*"
+            r"|[A-Za-z0-9+/=]+(?=[ \t]*(?:\\[rn]|\"|$))))*)",
             re.S,
         ),
         ("PRIVATE KEY-----",),
