@@ -118,7 +118,6 @@ def _cancel_on_signals() -> Iterator[threading.Event]:
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
-        latch.close()
 
 
 def _isatty() -> bool:

@@ -78,7 +78,6 @@ def run_once(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        latch.close()
         shutil.rmtree(private, ignore_errors=True)
 
 

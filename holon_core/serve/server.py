@@ -17,7 +17,6 @@ import signal
 import socket
 import stat
 import sys
-import threading
 from collections.abc import Generator, Mapping
 from pathlib import Path
 from types import FrameType
@@ -30,7 +29,6 @@ from holon_core.agent.preflight import run_preflight
 from holon_core.agent.select import select_engine
 from holon_core.errors import HolonError
 from holon_core.hooks.manager import load_plugins
-from holon_core.process.signal_latch import SignalLatch
 from holon_core.serve.app import ServeState, build_app
 from holon_core.serve.store import Store
 from holon_core.serve.turn_plan import Session
@@ -175,34 +173,17 @@ class _Server(uvicorn.Server):
 
     @contextlib.contextmanager
     def capture_signals(self) -> Generator[None, None, None]:
-        # The handler takes no lock (process/signal_latch.py): the shutdown, which starts a
-        # thread and takes the queue's locks, runs on a thread of its own once signalled.
-        stopped = threading.Event()
-        latch = SignalLatch(stopped)
-        ended = threading.Event()
-
         def on_signal(signum: int, _frame: FrameType | None) -> None:
             if self.state.draining and signum == signal.SIGINT:
                 self.force_exit = True
-            latch.fire()
+            self.state.shutdown(cancel=True)
 
-        def shut_down_once_signalled() -> None:
-            stopped.wait()
-            if not ended.is_set():
-                self.state.shutdown(cancel=True)
-
-        threading.Thread(
-            target=shut_down_once_signalled, name="holon-serve-signals", daemon=True
-        ).start()
         previous = {sig: signal.signal(sig, on_signal) for sig in STOP_SIGNALS}
         try:
             yield
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-            ended.set()
-            latch.close()
-            stopped.set()
 
 
 def serve(
