@@ -178,9 +178,7 @@ def test_a_key_whose_frame_spans_two_events_leaves_each_event_its_own_line(tmp_p
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\\n"], ids=["lf", "crlf", "json-escaped"])
 def test_a_key_cut_short_is_redacted_through_its_body_and_no_further(newline):
     """``head -4 key.pem``: no END line. The body lines go; the next ordinary line stays."""
-    text = newline.join(
-        ["ran: -----BEGIN PRIVATE KEY-----", *KEY_BODY[:2], "Proc-Type: 4,ENCRYPTED"]
-        + [KEY_BODY[2], "after the cut key, as printed", ""]
-    )
+    lines = ["ran: -----BEGIN PRIVATE KEY-----", *KEY_BODY[:2], "Proc-Type: 4,ENCRYPTED"]
+    text = newline.join([*lines, KEY_BODY[2], "after the cut key, as printed", ""])
     redacted = Redactor()(text)
     assert redacted == f"ran: {REPLACEMENT}{newline}after the cut key, as printed{newline}"
