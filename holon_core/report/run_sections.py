@@ -179,22 +179,24 @@ def _tool_step(step: timeline.ToolStep, snapshot: str | None) -> Markup:
 
 
 def _attempts(step: timeline.ToolStep) -> Markup:
-    """The connections a tool call tried, denied ones first: host, verdict, why."""
-    ordered = sorted(step.network, key=lambda a: a.get("allowed") is True)
-    return tag(
-        "ul",
-        [
-            tag(
-                "li",
-                tag("span", "allowed" if a.get("allowed") is True else "denied", class_="verdict"),
-                f" {a.get('host') or '?'}:{a.get('port') or '?'}: ",
-                str(a.get("error") or a.get("why") or ""),
-                class_="attempt " + ("allowed" if a.get("allowed") is True else "denied"),
-            )
-            for a in ordered
-        ],
-        class_="network",
-    )
+    """The connections a tool call tried, denied ones first: verdict, host, why."""
+    items = []
+    for attempt in _denied_first(step.network):
+        where, verdict, why = _cells(attempt)
+        line = [tag("span", verdict, class_="verdict"), f" {where}: ", why]
+        items.append(tag("li", line, class_=f"attempt {verdict}"))
+    return tag("ul", items, class_="network")
+
+
+def _denied_first(attempts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(attempts, key=lambda a: a.get("allowed") is True)
+
+
+def _cells(attempt: dict[str, Any]) -> tuple[str, str, str]:
+    """One egress-proxy attempt as (host:port, allowed or denied, why) for both views."""
+    where = f"{attempt.get('host') or '?'}:{attempt.get('port') or '?'}"
+    verdict = "allowed" if attempt.get("allowed") is True else "denied"
+    return where, verdict, str(attempt.get("error") or attempt.get("why") or "")
 
 
 def _input(call: dict[str, Any]) -> str:
@@ -316,17 +318,10 @@ def network(record: RunRecord) -> Markup | None:
     attempts = record.network
     if not attempts:
         return None
-    ordered = sorted(attempts, key=lambda a: a.get("allowed") is True)
     header = tag("tr", [tag("th", h) for h in ("time", "host", "verdict", "why")])
     rows = [
-        tag(
-            "tr",
-            tag("td", str(a.get("time") or "")),
-            tag("td", f"{a.get('host') or '?'}:{a.get('port') or '?'}"),
-            tag("td", "allowed" if a.get("allowed") is True else "denied"),
-            tag("td", str(a.get("error") or a.get("why") or "")),
-        )
-        for a in ordered
+        tag("tr", tag("td", str(a.get("time") or "")), [tag("td", cell) for cell in _cells(a)])
+        for a in _denied_first(attempts)
     ]
     denied = sum(1 for a in attempts if a.get("allowed") is not True)
     table = tag("table", tag("thead", header), tag("tbody", rows))

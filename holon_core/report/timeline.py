@@ -135,20 +135,16 @@ def _attribute(steps: list[Step], network: Sequence[dict[str, Any]]) -> None:
     running when it began, where exactly one was (two calls side by side, or none: it stays
     only in the report's network section). A call whose event came just after the attempt
     (within :data:`CALL_LEAD`) counts when no call was running."""
-    calls = [s for s in steps if isinstance(s, ToolStep) and s.ts is not None]
+    calls = [(s.ts, s) for s in steps if isinstance(s, ToolStep) and s.ts is not None]
     for attempt in network:
         at = attempt.get("ts")
         if not isinstance(at, int | float):
             continue
-        running = [c for c in calls if _began(c) <= at and (c.end_ts is None or at <= c.end_ts)]
+        running = [c for began, c in calls if began <= at and (c.end_ts is None or at <= c.end_ts)]
         if not running:
-            running = [c for c in calls if _began(c) - CALL_LEAD <= at < _began(c)]
+            running = [c for began, c in calls if began - CALL_LEAD <= at < began]
         if len(running) == 1:
             running[0].network.append(attempt)
-
-
-def _began(call: ToolStep) -> float:
-    return call.ts if call.ts is not None else float("inf")
 
 
 def _result(
