@@ -218,6 +218,13 @@ def _budget(value: Any, loc: Location, found: Findings) -> None:
         BUDGET(value, loc, found)
 
 
+def _network(value: Any, loc: Location, found: Findings) -> None:
+    """``constraints.network``: hosts the room's egress proxy lets through (docs/sandbox.md);
+    what each entry may look like is the proxy policy's rule, checked when the run starts."""
+    if value is not None:
+        NETWORK(value, loc, found)
+
+
 def _context_env(value: Any, loc: Location, found: Findings) -> None:
     if not isinstance(value, dict):
         found.add(loc, "context.env must be a mapping of NAME: value settings")
@@ -252,6 +259,7 @@ ARTIFACT = Fields({"path": _artifact_path, "required": _flag}, required=("path",
 BUDGET = Fields(
     {"max_cost_usd": _positive_amount, "max_tokens": _max_steps, "max_model_calls": _max_steps}
 )
+NETWORK = Fields({"allow": _texts})
 SPEC = Fields(
     {
         "version": _one_of(*SUPPORTED_VERSIONS, what="version"),
@@ -267,7 +275,14 @@ SPEC = Fields(
         ),
         "goal": _goal,
         "output": Fields({"artifacts": _artifacts}),
-        "constraints": Fields({"timeout": _timeout, "max_steps": _max_steps, "budget": _budget}),
+        "constraints": Fields(
+            {
+                "timeout": _timeout,
+                "max_steps": _max_steps,
+                "budget": _budget,
+                "network": _network,
+            }
+        ),
         "engine": Fields({"name": _optional_text, "model": _optional_text}),
     },
     required=("version", "kind", "goal"),

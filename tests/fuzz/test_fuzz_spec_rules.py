@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from holon_core.models import spec as spec_models
 from holon_core.models.spec import Spec
+from holon_core.spec import rules
 from holon_core.spec.rules import check_fields
 from holon_core.testing.fuzz import FUZZ, json_values, mutated
 
@@ -28,7 +30,12 @@ FULL: dict[str, Any] = {
     "context": {"workspace": "w", "files": ["f"], "env": {"A": "b"}, "pass_env": ["TOKEN_X"]},
     "goal": {"description": "d", "issue_id": "1"},
     "output": {"artifacts": [{"path": "r.md", "required": True}, {"path": "x/y.json"}]},
-    "constraints": {"timeout": "10m", "max_steps": 3},
+    "constraints": {
+        "timeout": "10m",
+        "max_steps": 3,
+        "budget": {"max_cost_usd": 2.5, "max_tokens": 1000, "max_model_calls": 5},
+        "network": {"allow": ["example.com", "*.pypi.org:443"]},
+    },
     "engine": {"name": "replay", "model": "m"},
 }
 SAMPLES = [FULL, {"version": "v1", "kind": "Holon", "goal": "do it"}]
@@ -76,3 +83,33 @@ def test_the_rules_refuse_what_only_lax_coercion_accepts(section: str, value: An
     spec = {**SAMPLES[1], section: value}
     Spec.model_validate(spec)  # the model's lax mode takes it
     assert check_fields(spec).problems  # holon refuses it, on both paths
+
+
+def test_the_rules_know_every_field_the_model_has() -> None:
+    """A field the model builds but the rules do not know was warned about as "unknown ...
+    ignored" while the run used it (``constraints.network`` did: the proxy allowed its hosts)."""
+    sections = {
+        name: rule for name, rule in rules.SPEC.rules.items() if isinstance(rule, rules.Fields)
+    }
+    pairs: dict[type[BaseModel], rules.Fields] = {
+        spec_models.Spec: rules.SPEC,
+        spec_models.Metadata: sections["metadata"],
+        spec_models.Context: sections["context"],
+        spec_models.Output: sections["output"],
+        spec_models.Constraints: sections["constraints"],
+        spec_models.EngineChoice: sections["engine"],
+        spec_models.Goal: rules.GOAL,
+        spec_models.Artifact: rules.ARTIFACT,
+        spec_models.Budget: rules.BUDGET,
+        spec_models.Network: rules.NETWORK,
+    }
+    models = {
+        value
+        for value in vars(spec_models).values()
+        if isinstance(value, type) and issubclass(value, BaseModel) and value.model_fields
+    }
+    assert models == set(pairs), "pair every model of holon_core.models.spec with its rule"
+    for model, fields in pairs.items():
+        assert set(model.model_fields) == set(fields.rules), model.__name__
+        required = {name for name, info in model.model_fields.items() if info.is_required()}
+        assert required == set(fields.required), model.__name__
