@@ -5,14 +5,24 @@ from __future__ import annotations
 
 import socket
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from holon_core.testing import make_task, run_agent
+from holon_core.testing import AgentResult, make_task, run_agent
 from tests.gateway.test_gateway_engines import ENGINES, engine_env
 
 GOAL = "Create hello.txt"
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A write-and-run recorded through the gateway (the ``recording`` fixture)."""
+
+    cassette: Path  #: shared by the tests: copy it before changing it
+    result: AgentResult  #: the recording run's own record
+    requests: list[Any]  #: what the upstream got, in order
 
 
 def record(

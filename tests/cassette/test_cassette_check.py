@@ -5,6 +5,7 @@ outcome, diff.patch, tool calls or baseline do not."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ import pytest
 from holon_core.testing import make_task
 from tests.gateway.test_gateway_engines import ENGINES
 
-from .replay_kit import record
+from .replay_kit import Recording
 
 
 def holon(*args: str, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -28,28 +29,14 @@ def holon(*args: str, extra: dict[str, str] | None = None) -> subprocess.Complet
     )
 
 
-@pytest.fixture
-def cassette(engine_binary, https_provider, ca_file, tmp_path):
-    def make(engine: str):
-        engine_binary(engine)
-        server = https_provider("write-and-run")
-        target = tmp_path / f"cassette-{engine}"
-        result = record(engine, server, ca_file, tmp_path / f"rec-{engine}", target)
-        assert result.manifest is not None and result.manifest["outcome"] == "success"
-        server.stop()
-        return target
-
-    return make
-
-
 def baseline(root, readme: str = "hi\n"):
     """A workspace with the recorded baseline's files (a fresh repository)."""
     return make_task(root, files={"README.md": readme}).workspace
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
-def test_check_passes_on_a_fresh_copy_of_the_baseline(engine, cassette, tmp_path):
-    target = cassette(engine)
+def test_check_passes_on_a_fresh_copy_of_the_baseline(engine, recording, tmp_path):
+    target = recording(engine).cassette
     workspace = baseline(tmp_path / "fresh")
     done = holon(
         "cassette", "check", str(target), "--workspace", str(workspace), extra=ENGINES[engine][1]
@@ -59,8 +46,9 @@ def test_check_passes_on_a_fresh_copy_of_the_baseline(engine, cassette, tmp_path
     assert sorted(p.name for p in workspace.iterdir()) == [".git", "README.md"]  # untouched
 
 
-def test_check_fails_with_a_report_when_the_replay_differs(cassette, tmp_path):
-    target = cassette("claude")
+def test_check_fails_with_a_report_when_the_replay_differs(recording, tmp_path):
+    shared: Recording = recording("claude")
+    target = shutil.copytree(shared.cassette, tmp_path / "cassette")  # its diff.patch changes
     other = baseline(tmp_path / "other", readme="a different baseline\n")
     done = holon("cassette", "check", str(target), "--workspace", str(other))
     assert done.returncode == 1

@@ -9,25 +9,14 @@ import json
 import pytest
 
 from holon_core.cassette.format import read_cassette
-from holon_core.testing import make_task, run_agent
 from tests.gateway.kit import REAL_KEY
-from tests.gateway.test_gateway_engines import ENGINES, engine_env
-
-
-def record(engine, server, ca_file, tmp_path, *, args=(), extra=None):
-    task = make_task(tmp_path / "task", goal="Create hello.txt", files={"README.md": "hi\n"})
-    env = engine_env(server, engine, ca_file) | (extra or {})
-    return run_agent(task, engine, env=env, args=args, timeout=240)
+from tests.gateway.test_gateway_engines import ENGINES
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
-def test_a_recorded_run_holds_every_model_call_and_no_key(
-    engine, engine_binary, https_provider, ca_file, tmp_path
-):
-    engine_binary(engine)
-    server = https_provider("write-and-run")
-    target = tmp_path / "cassette"
-    result = record(engine, server, ca_file, tmp_path, args=["--record", str(target)])
+def test_a_recorded_run_holds_every_model_call_and_no_key(engine, recording):
+    recorded = recording(engine)
+    target, result = recorded.cassette, recorded.result
     manifest = result.manifest
     assert manifest is not None and manifest["outcome"] == "success", result.stderr
     meta = manifest["metadata"]
@@ -38,7 +27,7 @@ def test_a_recorded_run_holds_every_model_call_and_no_key(
         "bytes": cassette.size_bytes(),
     }
     metered = (result.output_dir / "evidence" / "model-calls.ndjson").read_text().splitlines()
-    assert len(cassette.calls) == len(metered) == len(server.requests)
+    assert len(cassette.calls) == len(metered) == len(recorded.requests)
     info = cassette.info
     assert (info.engine.name, info.outcome, info.reason) == (engine, "success", "ok")
     assert info.engine.version == meta["engine"]["version"]
@@ -48,7 +37,7 @@ def test_a_recorded_run_holds_every_model_call_and_no_key(
     assert cassette.diff() == (result.output_dir / "diff.patch").read_text()
     assert "hello.txt" in cassette.diff()
     # Each recorded request is the one the upstream got, path and JSON body, in order.
-    for call, got in zip(cassette.calls, server.requests, strict=True):
+    for call, got in zip(cassette.calls, recorded.requests, strict=True):
         assert (call.method, call.path) == (got.method, got.path)
         if got.body:
             assert cassette.request_json(call) == got.body

@@ -10,19 +10,15 @@ import pytest
 from holon_core.cassette.format import read_cassette
 from tests.gateway.test_gateway_engines import ENGINES
 
-from .replay_kit import ConnectionCounter, record, replay
+from .replay_kit import ConnectionCounter, replay
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_a_recorded_run_replays_offline_without_a_key(
-    engine, engine_binary, https_provider, ca_file, tmp_path, assert_valid_manifest
+    engine, recording, tmp_path, assert_valid_manifest
 ):
-    engine_binary(engine)
-    server = https_provider("write-and-run")
-    cassette = tmp_path / "cassette"
-    recorded = record(engine, server, ca_file, tmp_path / "rec", cassette)
-    assert recorded.manifest is not None and recorded.manifest["outcome"] == "success"
-    server.stop()
+    cassette = recording(engine).cassette  # its upstream is stopped
+    recorded = recording(engine).result
     with ConnectionCounter() as upstream:
         result = replay(engine, cassette, tmp_path / "replay", upstream.url)
     manifest = assert_valid_manifest(result.manifest)

@@ -16,10 +16,13 @@ from .replay_kit import ConnectionCounter, record, replay, write_skill
 
 
 @pytest.fixture
-def recorded(engine_binary, https_provider, ca_file, tmp_path_factory):
-    """Factory: a cassette of ``engine`` doing write-and-run (with ``args``)."""
+def recorded(engine_binary, https_provider, ca_file, tmp_path_factory, recording):
+    """Factory: a cassette of ``engine`` doing write-and-run (with ``args``: the shared
+    recording when there are none; the replays only read it)."""
 
     def make(engine: str, args: tuple[str, ...] = ()):
+        if not args:
+            return recording(engine).cassette
         engine_binary(engine)
         server = https_provider("write-and-run")
         where = tmp_path_factory.mktemp(f"rec-{engine}")

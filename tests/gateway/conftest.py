@@ -27,14 +27,20 @@ def ca_file(test_ca: trustme.CA, tmp_path_factory: pytest.TempPathFactory) -> Pa
     return path
 
 
+def https_settings(test_ca: trustme.CA) -> dict[str, Any]:
+    """The scripted model server's settings for HTTPS on 127.0.0.1 requiring ``REAL_KEY``."""
+    import ssl
+
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    test_ca.issue_cert("127.0.0.1").configure_cert(context)
+    return {"ssl_context": context, "api_key": REAL_KEY}
+
+
 @pytest.fixture
 def https_provider(test_ca: trustme.CA, scripted_provider: Any) -> Iterator[Any]:
     """Factory: the scripted model server over HTTPS (127.0.0.1), requiring ``REAL_KEY``."""
-    import ssl
 
     def make(scenario: str, **kwargs: Any) -> Any:
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        test_ca.issue_cert("127.0.0.1").configure_cert(context)
-        return scripted_provider(scenario, ssl_context=context, api_key=REAL_KEY, **kwargs)
+        return scripted_provider(scenario, **https_settings(test_ca), **kwargs)
 
     yield make
