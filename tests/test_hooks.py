@@ -106,7 +106,7 @@ def _run_context(tmp_path, engine):
     from holon_core.engine.adapter import Prompt, RunContext
     from holon_core.models.spec import Spec
 
-    spec = Spec.model_validate({"version": "v1", "kind": "Holon", "goal": "x"})
+    spec = Spec.from_mapping({"version": "v1", "kind": "Holon", "goal": "x"})
     return RunContext(
         engine=engine,
         spec=spec,

@@ -79,8 +79,8 @@ class SpecFacts:
             files=tuple(spec.context.files),
             env=dict(spec.context.env),
             pass_env=tuple(spec.context.pass_env),
-            budget=None if budget is None else budget.model_dump(),
-            engine_fields=spec.engine.model_dump(),
+            budget=None if budget is None else budget.to_dict(exclude_none=False),
+            engine_fields=spec.engine.to_dict(exclude_none=False),
             network_allow=tuple(network.allow) if (network := spec.constraints.network) else (),
         )
 

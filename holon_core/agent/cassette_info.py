@@ -45,7 +45,7 @@ def cassette_info(
         model=engine.get("model"),
         requested_model=run.context.model if run.context is not None else None,
         api=recorder.api,
-        spec=run.spec.model_dump(mode="json", exclude_none=True) if run.spec else {},
+        spec=run.spec.to_dict() if run.spec else {},
         input=input_listing(run.paths.input),
         baseline=BaselineRecord.model_validate(baseline) if baseline else None,
         outcome=manifest["outcome"],

@@ -43,7 +43,7 @@ def start(run: RunState, context: RunContext, shared: object = None) -> None:
     problem = gateway_problem(
         context.engine.model_api,
         run.env,
-        budget.model_dump() if budget is not None else None,
+        budget.to_dict(exclude_none=False) if budget is not None else None,
         calls_models=context.engine.calls_models,
     )
     if problem is not None:  # the admission refused it already; kept for direct callers

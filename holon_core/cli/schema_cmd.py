@@ -23,7 +23,7 @@ def schema_for(name: str) -> dict[str, Any]:
         schema = cassette_schema()
     else:  # imported here: every `holon` command builds this module's parser
         from holon_core.models.manifest import Manifest
-        from holon_core.models.spec import Spec
+        from holon_core.models.spec_schema import Spec
 
         model: type[BaseModel] = Spec if name == "spec" else Manifest
         schema = model.model_json_schema()

@@ -1,152 +1,240 @@
-"""The task spec (``spec.yaml``, RFC-0001/0002 ``version: v1``, ``kind: Holon``).
+"""The task spec (``spec.yaml``, RFC-0001/0002 ``version: v1``, ``kind: Holon``) as a run uses it.
 
-Unknown fields are kept (``extra="allow"``) so a newer spec still loads; the loader
-warns about them instead of failing, which keeps old agents forward compatible.
+Plain dataclasses, built from a mapping :mod:`holon_core.spec.rules` accepted: every holon-agent
+run loads a spec, and pydantic (its import and the models' build) was half of a short run's
+CPU. The published schema is :mod:`holon_core.models.spec_schema` (pydantic, ``holon schema
+spec``); ``tests/fuzz/test_fuzz_spec_rules.py`` holds the rules, these classes and that model to
+the same fields, the same verdict and the same dump on every spec.
+
+Unknown fields are kept (``extra``) so a newer spec still loads; the loader warns about them
+instead of failing, which keeps old agents forward compatible.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from holon_core.skill.env_rules import context_env_problems, pass_env_problems
 from holon_core.spec.durations import parse_duration
 
-SUPPORTED_VERSIONS = ("v1",)
-SUPPORTED_KINDS = ("Holon",)
+
+def _split(data: Mapping[str, Any], cls: type) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``data``'s known fields (those of ``cls``) and the rest, the unknown ones."""
+    known = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+    mine = {k: v for k, v in data.items() if k in known}
+    return mine, {k: v for k, v in data.items() if k not in known}
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+def _number(value: Any) -> Any:
+    """A whole number where the schema says float (``timeout: 90``, ``max_cost_usd: 2``) is
+    a float, as the model makes it."""
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+class _Open:
+    """What every section shares: the unknown fields it kept and a dump like the model's."""
+
+    extra: dict[str, Any]
+
+    if TYPE_CHECKING:  # each section is a dataclass, its fields its keyword arguments
+
+        def __init__(self, **fields: Any) -> None: ...
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Self:
+        """The section of a mapping the rules accepted: known fields, the rest kept aside."""
+        known, extra = _split(data, cls)
+        return cls(**known, extra=extra)
+
+    def to_dict(self, *, exclude_none: bool = True) -> dict[str, Any]:
+        """The section as JSON-ready data: known fields in order, then the unknown ones; with
+        ``exclude_none``, fields that are None are left out (not inside unknown values)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            if f.name != "extra":
+                out[f.name] = _dump(getattr(self, f.name), exclude_none)
+        out.update(self.extra)
+        return {k: v for k, v in out.items() if v is not None} if exclude_none else out
+
+
+def _dump(value: Any, exclude_none: bool) -> Any:
+    if isinstance(value, _Open):
+        return value.to_dict(exclude_none=exclude_none)
+    if isinstance(value, list):
+        return [_dump(item, exclude_none) for item in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+@dataclass(frozen=True)
 class Metadata(_Open):
     name: str | None = None
     id: str | None = None
-    skills: list[str] = Field(default_factory=list, description="Skill names or directories.")
+    skills: list[str] = field(default_factory=list)  #: skill names or directories
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
 class Context(_Open):
     workspace: str | None = None
-    files: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(
-        default_factory=dict, description="Plain settings for the engine; never secrets."
-    )
-    pass_env: list[str] = Field(
-        default_factory=list,
-        description="Variables copied from holon-agent's environment into the engine's, "
-        "redacted like credentials (RFC-0002 3.1: secrets stay out of the spec).",
-    )
+    files: list[str] = field(default_factory=list)
+    #: plain settings for the engine; never secrets
+    env: dict[str, str] = field(default_factory=dict)
+    #: variables copied from holon-agent's environment into the engine's, redacted like
+    #: credentials (RFC-0002 3.1: secrets stay out of the spec)
+    pass_env: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
 
-    @field_validator("env")
     @classmethod
-    def _no_secrets(cls, value: dict[str, str]) -> dict[str, str]:
-        problems = context_env_problems(value)
-        if problems:
-            raise ValueError("; ".join(problems))
-        return value
-
-    @field_validator("pass_env")
-    @classmethod
-    def _names(cls, value: list[str]) -> list[str]:
-        problems = pass_env_problems(value)
-        if problems:
-            raise ValueError("; ".join(problems))
-        return list(dict.fromkeys(value))
+    def from_mapping(cls, data: Mapping[str, Any]) -> Context:
+        known, extra = _split(data, cls)
+        if "pass_env" in known:  # a name given twice is passed once
+            known["pass_env"] = list(dict.fromkeys(known["pass_env"]))
+        return cls(**known, extra=extra)
 
 
+@dataclass(frozen=True)
 class Goal(_Open):
     description: str
     issue_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
 class Artifact(_Open):
     path: str
     required: bool = False
-
-    @field_validator("path")
-    @classmethod
-    def _relative(cls, value: str) -> str:
-        if value.startswith("/") or ".." in value.split("/"):
-            raise ValueError("must be a path relative to the output directory")
-        return value
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
 class Output(_Open):
-    artifacts: list[Artifact] = Field(default_factory=list)
+    artifacts: list[Artifact] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Output:
+        known, extra = _split(data, cls)
+        artifacts = [Artifact.from_mapping(item) for item in known.get("artifacts", [])]
+        return cls(artifacts=artifacts, extra=extra)
 
 
+@dataclass(frozen=True)
 class Budget(_Open):
     """Limits the model gateway enforces on the run's model calls (docs/gateway.md)."""
 
-    # strict: the same verdict as holon_core/spec/rules.py (no "2.5" strings, no booleans)
-    max_cost_usd: float | None = Field(
-        default=None,
-        gt=0,
-        strict=True,
-        description="Spend at most this many US dollars on model calls.",
-    )
-    max_tokens: int | None = Field(
-        default=None, ge=1, strict=True, description="Input + output tokens over all model calls."
-    )
-    max_model_calls: int | None = Field(default=None, ge=1, strict=True, description="Model calls.")
+    max_cost_usd: float | None = None  #: US dollars over all model calls
+    max_tokens: int | None = None  #: input + output tokens over all model calls
+    max_model_calls: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Budget:
+        known, extra = _split(data, cls)
+        if "max_cost_usd" in known:
+            known["max_cost_usd"] = _number(known["max_cost_usd"])
+        return cls(**known, extra=extra)
+
+    def limits(self) -> dict[str, float | int | None]:
+        """The three limits by name (None: not limited), for the gateway."""
+        return {
+            "max_cost_usd": self.max_cost_usd,
+            "max_tokens": self.max_tokens,
+            "max_model_calls": self.max_model_calls,
+        }
 
 
+@dataclass(frozen=True)
 class Network(_Open):
     """What the engine's room may reach besides the model (docs/sandbox.md)."""
 
-    allow: list[str] = Field(
-        default_factory=list,
-        description="Hosts the room's egress proxy lets through: HOST, HOST:PORT, "
-        "*.DOMAIN[:PORT] or an IP address (added to --allow-host / HOLON_ALLOW_HOSTS).",
-    )
+    #: hosts the room's egress proxy lets through: HOST, HOST:PORT, *.DOMAIN[:PORT] or an IP
+    #: address (added to --allow-host / HOLON_ALLOW_HOSTS)
+    allow: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
 class Constraints(_Open):
-    timeout: str | float | None = Field(default=None, description="Wall clock, e.g. 90s or 10m.")
-    max_steps: int | None = Field(default=None, ge=1)
+    timeout: str | float | None = None  #: wall clock, e.g. 90s or 10m
+    max_steps: int | None = None
     budget: Budget | None = None
     network: Network | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
-    @field_validator("timeout")
     @classmethod
-    def _duration(cls, value: str | float | None) -> str | float | None:
-        if value is not None:
-            parse_duration(value)
-        return value
+    def from_mapping(cls, data: Mapping[str, Any]) -> Constraints:
+        known, extra = _split(data, cls)
+        if "timeout" in known:
+            known["timeout"] = _number(known["timeout"])
+        for name, section in (("budget", Budget), ("network", Network)):
+            if known.get(name) is not None:
+                known[name] = section.from_mapping(known[name])
+        return cls(**known, extra=extra)
 
     @property
     def timeout_seconds(self) -> float | None:
         return None if self.timeout is None else parse_duration(self.timeout)
 
 
+@dataclass(frozen=True)
 class EngineChoice(_Open):
     """Optional engine preferences; flags and HOLON_ENGINE/HOLON_MODEL take precedence."""
 
     name: str | None = None
     model: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
 class Spec(_Open):
     """A holon task: what to do, with which context, producing which artifacts."""
 
     version: Literal["v1"]
     kind: Literal["Holon"]
-    metadata: Metadata = Field(default_factory=Metadata)
-    context: Context = Field(default_factory=Context)
     goal: str | Goal
-    output: Output = Field(default_factory=Output)
-    constraints: Constraints = Field(default_factory=Constraints)
-    engine: EngineChoice = Field(default_factory=EngineChoice)
+    metadata: Metadata = field(default_factory=Metadata)
+    context: Context = field(default_factory=Context)
+    output: Output = field(default_factory=Output)
+    constraints: Constraints = field(default_factory=Constraints)
+    engine: EngineChoice = field(default_factory=EngineChoice)
+    extra: dict[str, Any] = field(default_factory=dict)
 
-    @field_validator("goal")
     @classmethod
-    def _goal_says_something(cls, value: str | Goal) -> str | Goal:
-        text = value if isinstance(value, str) else value.description
-        if not text.strip():
-            raise ValueError("the goal is empty; say what the engine should do")
-        return value
+    def from_mapping(cls, data: Mapping[str, Any]) -> Spec:
+        """The spec of a mapping the rules accepted (:func:`holon_core.spec.rules.check_fields`:
+        it is not checked again here)."""
+        known, extra = _split(data, cls)
+        goal = known["goal"]
+        sections: dict[str, Any] = {
+            "metadata": Metadata,
+            "context": Context,
+            "output": Output,
+            "constraints": Constraints,
+            "engine": EngineChoice,
+        }
+        built = {
+            name: sections[name].from_mapping(known[name]) for name in sections if name in known
+        }
+        return cls(
+            version=known["version"],
+            kind=known["kind"],
+            goal=Goal.from_mapping(goal) if isinstance(goal, Mapping) else goal,
+            **built,
+            extra=extra,
+        )
+
+    def to_dict(self, *, exclude_none: bool = True) -> dict[str, Any]:
+        """As the model dumps it: version, kind, metadata, context, goal, output, constraints,
+        engine, then unknown fields (the schema's order)."""
+        out = super().to_dict(exclude_none=exclude_none)
+        order = ("version", "kind", "metadata", "context", "goal", "output", "constraints")
+        return {k: out[k] for k in order if k in out} | {
+            k: v for k, v in out.items() if k not in order
+        }
 
     @property
     def goal_text(self) -> str:

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from holon_core.errors import InputError, SpecError
 from holon_core.models.spec import Spec
 from holon_core.spec.load import load_spec, read_spec_text
+from holon_core.spec.rules import check_fields, dotted
 from holon_core.untrusted import yaml_safe
 
 #: ``metadata.name`` of a spec written from ``--goal`` alone.
@@ -101,15 +101,15 @@ def read_goal_file(path: Path) -> str:
 
 
 def _validated(data: dict[str, Any], where: str) -> Spec:
-    try:
-        return Spec.model_validate(data)
-    except ValidationError as exc:
-        problem = exc.errors()[0]
-        field = ".".join(str(part) for part in problem["loc"])
+    """The spec of ``data`` if the spec rules (the agent's own check) accept it."""
+    problems = check_fields(data).problems
+    if problems:
+        loc, message = problems[0]
         raise SpecError(
-            f"{where}: the generated spec is invalid: {field}: {problem['msg']}",
+            f"{where}: the generated spec is invalid: {dotted(loc)}: {message}",
             hint="say the goal in plain text",
-        ) from None
+        )
+    return Spec.from_mapping(data)
 
 
 def _dump(data: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ stricter of each applies) and the session's gateway keeps them, beside the sessi
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from holon_core.models.spec import Budget, Spec
@@ -39,5 +40,5 @@ def with_budget(spec: Spec, budget: dict[str, Any]) -> Spec:
     for name in LIMITS:
         values = [v for v in (getattr(current, name, None), budget.get(name)) if v is not None]
         merged[name] = min(values) if values else None
-    constraints = spec.constraints.model_copy(update={"budget": Budget.model_validate(merged)})
-    return spec.model_copy(update={"constraints": constraints})
+    constraints = dataclasses.replace(spec.constraints, budget=Budget.from_mapping(merged))
+    return dataclasses.replace(spec, constraints=constraints)

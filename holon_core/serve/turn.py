@@ -15,6 +15,7 @@ system and developer messages join ``instructions`` in the system prompt.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -247,13 +248,13 @@ def _turn_spec(base: Spec | None, text: str, *, keep_context: bool = False) -> S
     context files are dropped; a turn given the whole input dir (``serve --once``) keeps them.
     """
     if base is None:
-        return Spec.model_validate(
+        return Spec.from_mapping(
             {"version": "v1", "kind": "Holon", "metadata": {"name": "serve"}, "goal": text}
         )
     if keep_context:
-        return base.model_copy(update={"goal": text})
-    context = base.context.model_copy(update={"files": []})
-    return base.model_copy(update={"goal": text, "context": context})
+        return dataclasses.replace(base, goal=text)
+    context = dataclasses.replace(base.context, files=[])
+    return dataclasses.replace(base, goal=text, context=context)
 
 
 def _copy_workspace(turn: Turn) -> None:

@@ -76,14 +76,14 @@ def read_spec(path: Path) -> SpecDocument:
     found = check_fields(data)
     if found.problems:
         lines = [
-            f"{path}:{_line(node, loc)}: field {_dotted(loc) or '(root)'!r}: {message}"
+            f"{path}:{_line(node, loc)}: field {dotted(loc) or '(root)'!r}: {message}"
             for loc, message in found.problems
         ]
         unique = list(dict.fromkeys(lines))
         message = unique[0] if len(unique) == 1 else "invalid spec:\n  " + "\n  ".join(unique)
         raise SpecError(message, hint=_hint(found))
     warnings = [
-        f"{path}:{_line(node, loc)}: unknown field {clip(_dotted(loc))} ignored"
+        f"{path}:{_line(node, loc)}: unknown field {clip(dotted(loc))} ignored"
         for loc in found.unknown
     ]
     return SpecDocument(path, data, warnings)
@@ -292,7 +292,8 @@ SPEC = Fields(
 # --- where a field is in the file
 
 
-def _dotted(loc: Location) -> str:
+def dotted(loc: Location) -> str:
+    """``("output", "artifacts", 0, "path")`` -> ``output.artifacts[0].path``."""
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)

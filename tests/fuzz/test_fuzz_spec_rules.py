@@ -1,8 +1,10 @@
 """The spec rules (:mod:`holon_core.spec.rules`, pydantic-free: the run and the probe check a
-spec with them) and the pydantic model the run then builds never disagree the dangerous way:
-a spec the rules accept always builds. Otherwise the probe would pass a spec that the run then
-refuses. The rules may be stricter than the model's lax coercions (``max_steps: "5"``,
-``timeout: true``): both paths refuse those alike.
+spec with them), the plain classes a run builds from an accepted spec
+(:mod:`holon_core.models.spec`) and the published schema's pydantic model
+(:mod:`holon_core.models.spec_schema`) never disagree: a spec the rules accept is one the
+model accepts (else the probe would pass what a user's schema check refuses), and the run's
+spec is the model's, field for field. The rules may be stricter than the model's lax coercions
+(``max_steps: "5"``, ``timeout: true``).
 
 Budget: :data:`holon_core.testing.fuzz.FUZZ`.
 """
@@ -10,6 +12,7 @@ Budget: :data:`holon_core.testing.fuzz.FUZZ`.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
@@ -17,8 +20,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from holon_core.models import spec as spec_models
-from holon_core.models.spec import Spec
+from holon_core.models import spec as run_models
+from holon_core.models import spec_schema as spec_models
+from holon_core.models.spec_schema import Spec
 from holon_core.spec import rules
 from holon_core.spec.rules import check_fields
 from holon_core.testing.fuzz import FUZZ, json_values, mutated
@@ -65,9 +69,17 @@ def specs(draw: st.DrawFn) -> dict[str, Any]:
 def test_a_spec_the_rules_accept_builds(spec: dict[str, Any]) -> None:
     found = check_fields(spec)
     try:
-        Spec.model_validate(spec)
+        model = Spec.model_validate(spec)
     except ValidationError as exc:
         assert found.problems, f"the rules accept what the model refuses: {exc}"
+        return
+    if not found.problems:  # the run's spec is the model's
+        built = run_models.Spec.from_mapping(spec)
+        assert built.to_dict() == model.model_dump(mode="json", exclude_none=True)
+        assert built.to_dict(exclude_none=False) == model.model_dump()
+        assert built.goal_text == (
+            spec["goal"] if isinstance(spec["goal"], str) else spec["goal"]["description"]
+        )
 
 
 @pytest.mark.parametrize(
@@ -108,8 +120,11 @@ def test_the_rules_know_every_field_the_model_has() -> None:
         for value in vars(spec_models).values()
         if isinstance(value, type) and issubclass(value, BaseModel) and value.model_fields
     }
-    assert models == set(pairs), "pair every model of holon_core.models.spec with its rule"
+    assert models == set(pairs), "pair every model of holon_core.models.spec_schema with its rule"
     for model, fields in pairs.items():
         assert set(model.model_fields) == set(fields.rules), model.__name__
+        run_class = getattr(run_models, model.__name__)  # the run's class of the same name
+        run_fields = [f.name for f in dataclasses.fields(run_class) if f.name != "extra"]
+        assert sorted(run_fields) == sorted(model.model_fields), model.__name__
         required = {name for name, info in model.model_fields.items() if info.is_required()}
         assert required == set(fields.required), model.__name__

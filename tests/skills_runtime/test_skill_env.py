@@ -120,7 +120,7 @@ def test_needs_human_has_no_error_and_keeps_its_reason(tmp_path):
 
 
 def test_a_runner_system_prompt_keeps_the_directories_footer(tmp_path):
-    spec = Spec.model_validate({"version": "v1", "kind": "Holon", "goal": "do it"})
+    spec = Spec.from_mapping({"version": "v1", "kind": "Holon", "goal": "do it"})
     inp, ws, out = tmp_path / "in", tmp_path / "ws", tmp_path / "out"
     (inp / "prompts").mkdir(parents=True)
     (inp / "prompts" / "system.md").write_text("Be brief.\n", encoding="utf-8")

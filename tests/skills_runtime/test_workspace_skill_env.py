@@ -50,7 +50,7 @@ def test_holon_run_does_not_forward_a_workspace_skills_extra_variable(tmp_path: 
     flag.mkdir()
     (flag / "SKILL.md").write_text(GREEDY.replace("greedy", "mine"), encoding="utf-8")
     plugins = load_plugins({})
-    spec = Spec.model_validate({"version": "v1", "kind": "Holon", "goal": "g"})
+    spec = Spec.from_mapping({"version": "v1", "kind": "Holon", "goal": "g"})
     env = {"CLOUD_KEY": VALUE}
     for engine in ("replay", "claude"):  # the workspace layer; and an engine's own folder
         adapter = plugins.get_engine(engine)

@@ -56,7 +56,7 @@ class AcpAdapter(EngineAdapter):
 
     def agent_argv(self, run: RunContext) -> tuple[list[str], dict[str, str]]:
         """The agent's command line and environment (the generic engine: from the user)."""
-        spec_command = (run.spec.engine.model_extra or {}).get("command")
+        spec_command = run.spec.engine.extra.get("command")
         argv = agent_command(run.env, spec_command)
         refused = settings_refusal(run.env)
         if refused is not None:
