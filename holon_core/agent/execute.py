@@ -112,7 +112,7 @@ def _log_event(run: RunState, event: Event) -> None:
 def _warm_up(log: RunLog) -> None:
     """Imports needed only after the engine ends, done while it runs (see runlog.py)."""
     log.attach()
-    import holon_core.record.manifest_writer  # noqa: F401  (builds the Manifest model)
+    import holon_core.record.manifest_writer  # noqa: F401
 
 
 def _env_seconds(env: Mapping[str, str], name: str) -> float | None:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from holon_core.models.manifest import ManifestMetadata
+from holon_core.record.manifest_shape import SHAPE
 from holon_core.untrusted.files import read_regular
 from holon_core.untrusted.quoting import clip
 
@@ -65,7 +65,7 @@ def merge_skill_manifest(manifest: dict[str, Any], skill: dict[str, Any] | None)
     meta = dict(manifest["metadata"])
     skill_meta = skill.get("metadata")
     if isinstance(skill_meta, dict):
-        owned = set(ManifestMetadata.model_fields) | {"warnings"}
+        owned = set(SHAPE["metadata"][1]) | {"warnings"}
         meta = {**{k: v for k, v in skill_meta.items() if k not in owned}, **meta}
     declared = skill.get("artifacts")
     if isinstance(declared, list):

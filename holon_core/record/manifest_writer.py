@@ -1,4 +1,5 @@
-"""Write ``manifest.json``: validated against the published model, redacted, atomic.
+"""Write ``manifest.json``: shaped and checked as the published model (``manifest_json``),
+redacted, atomic.
 
 A manifest a skill or the engine wrote during the run is merged, not overwritten: its extra
 top-level keys and metadata keys survive unless holon owns the key. ``artifacts`` is the
@@ -13,8 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from holon_core.models.manifest import Manifest
 from holon_core.record.engine_manifest import MANIFEST, merge_skill_manifest, read_skill_manifest
+from holon_core.record.manifest_json import manifest_text
 from holon_core.untrusted.files import HeldDir, walk_entries
 from holon_core.untrusted.redact import Redactor
 
@@ -89,11 +90,9 @@ def _listable(path: Path, root: Path) -> bool:
         return False
 
 
-def write_manifest(output: HeldDir, data: dict[str, Any], redact: Redactor) -> Manifest:
-    """Validate, redact and atomically write (through the held dir); returns the model."""
-    manifest = Manifest.model_validate(_without_secret_names(data, redact))
-    output.write_atomic(MANIFEST, redact(manifest.to_json()))
-    return manifest
+def write_manifest(output: HeldDir, data: dict[str, Any], redact: Redactor) -> None:
+    """Shape and check, redact and atomically write (through the held dir)."""
+    output.write_atomic(MANIFEST, redact(manifest_text(_without_secret_names(data, redact))))
 
 
 def _without_secret_names(data: dict[str, Any], redact: Redactor) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from holon_core.models.manifest import Manifest
 from holon_core.models.spec import Spec
 from holon_core.record.engine_manifest import merge_skill_manifest, read_skill_manifest
+from holon_core.record.manifest_json import shaped_manifest
 from holon_core.runner.validate import validate_output
 from holon_core.testing.fuzz import FUZZ, json_values, mutated
 
@@ -63,11 +64,13 @@ def test_engine_manifest_read_back_always_merges_into_a_valid_record(raw):
     merged = merge_skill_manifest(json.loads(json.dumps(HOLON)), engine)
     manifest = Manifest.model_validate(merged)
     json.loads(manifest.to_json())
+    # the agent writes it without pydantic, the same as the model would
+    assert shaped_manifest(merged) == manifest.model_dump(mode="json", exclude_none=True)
     for name in manifest.artifacts:
         assert not name.startswith("/") and ".." not in name.split("/"), name
 
 
-SPEC = Spec.model_validate({"version": "v1", "kind": "Holon", "goal": "g"})
+SPEC = Spec.from_mapping({"version": "v1", "kind": "Holon", "goal": "g"})
 
 
 @FUZZ
