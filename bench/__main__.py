@@ -8,6 +8,7 @@ import sys
 BENCHMARKS = (
     "probe_bench",
     "probe_cpu",
+    "run_cpu",
     "agent_memory",
     "engines_scripted",
     "claude_overhead",

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
     [
         ["bench.probe_bench", "--runs", "1", "--engine", "replay"],
         ["bench.probe_cpu", "--runs", "1"],
+        ["bench.run_cpu", "--runs", "1"],
         ["bench.agent_memory"],
         ["bench.claude_overhead", "1"],
         ["bench.codex_overhead", "1"],
