@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 from holon_core.hooks.entry_points import entry_points
 from holon_core.hooks.manager import BUILTIN_PLUGINS
@@ -30,7 +32,7 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 NOT_IMPORTED = ("subprocess", "hashlib", "secrets")
 
 
-def run_main(argv: list[str], cwd: object) -> tuple[subprocess.CompletedProcess[str], dict]:
+def run_main(argv: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     """``PROBE`` with ``argv``: the process and what it printed last (code, modules)."""
     done = subprocess.run(
         [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, check=False, cwd=cwd
