@@ -138,14 +138,6 @@ class Budget(_Open):
             known["max_cost_usd"] = _number(known["max_cost_usd"])
         return cls(**known, extra=extra)
 
-    def limits(self) -> dict[str, float | int | None]:
-        """The three limits by name (None: not limited), for the gateway."""
-        return {
-            "max_cost_usd": self.max_cost_usd,
-            "max_tokens": self.max_tokens,
-            "max_model_calls": self.max_model_calls,
-        }
-
 
 @dataclass(frozen=True)
 class Network(_Open):
