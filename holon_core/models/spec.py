@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Self
 
 from holon_core.spec.durations import parse_duration
 
@@ -28,15 +28,20 @@ def _split(data: Mapping[str, Any], cls: type) -> tuple[dict[str, Any], dict[str
 
 
 def _number(value: Any) -> Any:
-    """A whole number where the schema says float (``timeout: 90``, ``max_cost_usd: 2``) is
-    a float, as the model makes it."""
+    """A whole number as a float (never a boolean)."""
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 class _Open:
-    """What every section shares: the unknown fields it kept and a dump like the model's."""
+    """What every section shares: the unknown fields it kept, how it is built from a mapping,
+    and a dump like the model's."""
 
     extra: dict[str, Any]
+    #: Fields holding a section (a mapping) or a list of them, and that section's class.
+    _sections: ClassVar[dict[str, type[_Open]]] = {}
+    #: Fields the schema types as float: a whole number given there becomes one, as the
+    #: model makes it (``timeout: 90``, ``max_cost_usd: 2``).
+    _floats: ClassVar[tuple[str, ...]] = ()
 
     if TYPE_CHECKING:  # each section is a dataclass, its fields its keyword arguments
 
@@ -44,8 +49,18 @@ class _Open:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Self:
-        """The section of a mapping the rules accepted: known fields, the rest kept aside."""
+        """The section of a mapping the rules accepted (:func:`holon_core.spec.rules.
+        check_fields`; not checked again here): known fields, the rest kept in ``extra``."""
         known, extra = _split(data, cls)
+        for name, section in cls._sections.items():
+            value = known.get(name)
+            if isinstance(value, Mapping):
+                known[name] = section.from_mapping(value)
+            elif isinstance(value, list):
+                known[name] = [section.from_mapping(item) for item in value]
+        for name in cls._floats:
+            if name in known:
+                known[name] = _number(known[name])
         return cls(**known, extra=extra)
 
     def to_dict(self, *, exclude_none: bool = True) -> dict[str, Any]:
@@ -89,11 +104,10 @@ class Context(_Open):
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Context:
-        known, extra = _split(data, cls)
-        if "pass_env" in known:  # a name given twice is passed once
-            known["pass_env"] = list(dict.fromkeys(known["pass_env"]))
-        return cls(**known, extra=extra)
+    def from_mapping(cls, data: Mapping[str, Any]) -> Self:
+        if "pass_env" in data:  # a name given twice is passed once
+            data = {**data, "pass_env": list(dict.fromkeys(data["pass_env"]))}
+        return super().from_mapping(data)
 
 
 @dataclass(frozen=True)
@@ -114,12 +128,7 @@ class Artifact(_Open):
 class Output(_Open):
     artifacts: list[Artifact] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Output:
-        known, extra = _split(data, cls)
-        artifacts = [Artifact.from_mapping(item) for item in known.get("artifacts", [])]
-        return cls(artifacts=artifacts, extra=extra)
+    _sections: ClassVar[dict[str, type[_Open]]] = {"artifacts": Artifact}
 
 
 @dataclass(frozen=True)
@@ -130,13 +139,7 @@ class Budget(_Open):
     max_tokens: int | None = None  #: input + output tokens over all model calls
     max_model_calls: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Budget:
-        known, extra = _split(data, cls)
-        if "max_cost_usd" in known:
-            known["max_cost_usd"] = _number(known["max_cost_usd"])
-        return cls(**known, extra=extra)
+    _floats: ClassVar[tuple[str, ...]] = ("max_cost_usd",)
 
 
 @dataclass(frozen=True)
@@ -156,16 +159,8 @@ class Constraints(_Open):
     budget: Budget | None = None
     network: Network | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Constraints:
-        known, extra = _split(data, cls)
-        if "timeout" in known:
-            known["timeout"] = _number(known["timeout"])
-        for name, section in (("budget", Budget), ("network", Network)):
-            if known.get(name) is not None:
-                known[name] = section.from_mapping(known[name])
-        return cls(**known, extra=extra)
+    _sections: ClassVar[dict[str, type[_Open]]] = {"budget": Budget, "network": Network}
+    _floats: ClassVar[tuple[str, ...]] = ("timeout",)
 
     @property
     def timeout_seconds(self) -> float | None:
@@ -181,52 +176,27 @@ class EngineChoice(_Open):
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)  # keywords only: the fields in the schema's order
 class Spec(_Open):
     """A holon task: what to do, with which context, producing which artifacts."""
 
     version: Literal["v1"]
     kind: Literal["Holon"]
-    goal: str | Goal
     metadata: Metadata = field(default_factory=Metadata)
     context: Context = field(default_factory=Context)
+    goal: str | Goal  # text, or a mapping with a description
     output: Output = field(default_factory=Output)
     constraints: Constraints = field(default_factory=Constraints)
     engine: EngineChoice = field(default_factory=EngineChoice)
     extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> Spec:
-        """The spec of a mapping the rules accepted (:func:`holon_core.spec.rules.check_fields`:
-        it is not checked again here)."""
-        known, extra = _split(data, cls)
-        goal = known["goal"]
-        sections: dict[str, Any] = {
-            "metadata": Metadata,
-            "context": Context,
-            "output": Output,
-            "constraints": Constraints,
-            "engine": EngineChoice,
-        }
-        built = {
-            name: sections[name].from_mapping(known[name]) for name in sections if name in known
-        }
-        return cls(
-            version=known["version"],
-            kind=known["kind"],
-            goal=Goal.from_mapping(goal) if isinstance(goal, Mapping) else goal,
-            **built,
-            extra=extra,
-        )
-
-    def to_dict(self, *, exclude_none: bool = True) -> dict[str, Any]:
-        """As the model dumps it: version, kind, metadata, context, goal, output, constraints,
-        engine, then unknown fields (the schema's order)."""
-        out = super().to_dict(exclude_none=exclude_none)
-        order = ("version", "kind", "metadata", "context", "goal", "output", "constraints")
-        return {k: out[k] for k in order if k in out} | {
-            k: v for k, v in out.items() if k not in order
-        }
+    _sections: ClassVar[dict[str, type[_Open]]] = {
+        "metadata": Metadata,
+        "context": Context,
+        "goal": Goal,
+        "output": Output,
+        "constraints": Constraints,
+        "engine": EngineChoice,
+    }
 
     @property
     def goal_text(self) -> str:

@@ -76,6 +76,7 @@ def test_a_spec_the_rules_accept_builds(spec: dict[str, Any]) -> None:
     if not found.problems:  # the run's spec is the model's
         built = run_models.Spec.from_mapping(spec)
         assert built.to_dict() == model.model_dump(mode="json", exclude_none=True)
+        assert list(built.to_dict()) == list(model.model_dump(mode="json", exclude_none=True))
         assert built.to_dict(exclude_none=False) == model.model_dump()
         assert built.goal_text == (
             spec["goal"] if isinstance(spec["goal"], str) else spec["goal"]["description"]
