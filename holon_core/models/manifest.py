@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from holon_core.untrusted.relative import leaves_root
+
 Status = Literal["completed", "failed", "running"]
 Outcome = Literal["success", "failure", "needs_human"]
 CostSource = Literal["reported", "estimated", "unavailable", "gateway"]
@@ -275,7 +277,7 @@ class Manifest(_Open):
     @classmethod
     def _relative(cls, value: list[str]) -> list[str]:
         for path in value:
-            if path.startswith("/") or ".." in path.split("/"):
+            if leaves_root(path):
                 raise ValueError(f"artifact {path!r} must be relative to the output directory")
         return value
 

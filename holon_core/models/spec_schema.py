@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from holon_core.skill.env_rules import context_env_problems, pass_env_problems
 from holon_core.spec.durations import parse_duration
+from holon_core.untrusted.relative import leaves_root
 
 
 class _Open(BaseModel):
@@ -67,7 +68,7 @@ class Artifact(_Open):
     @field_validator("path")
     @classmethod
     def _relative(cls, value: str) -> str:
-        if value.startswith("/") or ".." in value.split("/"):
+        if leaves_root(value):
             raise ValueError("must be a path relative to the output directory")
         return value
 

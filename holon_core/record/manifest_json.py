@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from holon_core.record.manifest_shape import REQUIRED, SHAPE
+from holon_core.untrusted.relative import leaves_root
 
 STATUSES = ("completed", "failed", "running")
 OUTCOMES = ("success", "failure", "needs_human")
@@ -40,7 +41,7 @@ def shaped_manifest(data: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(manifest["duration"], str) or not _DURATION.match(manifest["duration"]):
         raise ManifestInvalid('duration must look like "12.5s"')
     for path in manifest["artifacts"]:
-        if not isinstance(path, str) or path.startswith("/") or ".." in path.split("/"):
+        if not isinstance(path, str) or leaves_root(path):
             raise ManifestInvalid(f"artifact {path!r} must be relative to the output directory")
     if manifest["outcome"] == "failure" and not manifest.get("error"):
         raise ManifestInvalid("error is required when outcome is failure")

@@ -30,6 +30,7 @@ from holon_core.models.manifest import Manifest
 from holon_core.models.spec import Spec
 from holon_core.untrusted.files import read_regular
 from holon_core.untrusted.quoting import clip, shorten
+from holon_core.untrusted.relative import leaves_root
 from holon_core.workspace._git import git_binary, git_env
 
 #: A larger manifest is refused (holon's own is a few KiB).
@@ -195,7 +196,7 @@ def _artifact_error(entry: Any) -> str | None:
     path = entry.get("path") if isinstance(entry, dict) else entry
     if not isinstance(path, str) or not path:
         return f"{clip(entry)} is neither a path nor an object with a path"
-    if path.startswith("/") or ".." in path.split("/"):
+    if leaves_root(path):
         return f"{clip(path)} must be relative to the output directory"
     return None
 
@@ -249,7 +250,7 @@ def _cross_check(
 
 def _present(output: Path, rel: str) -> bool:
     """Whether ``rel`` exists inside ``output``; nothing outside it is ever looked up."""
-    if rel.startswith("/") or ".." in rel.split("/"):
+    if leaves_root(rel):
         return False
     try:
         return (output / rel).exists()

@@ -26,6 +26,7 @@ from holon_core.spec.durations import parse_duration
 from holon_core.spec.file import read_spec_text
 from holon_core.untrusted import yaml_safe
 from holon_core.untrusted.quoting import clip, shorten
+from holon_core.untrusted.relative import leaves_root
 
 SUPPORTED_VERSIONS = ("v1",)
 SUPPORTED_KINDS = ("Holon",)
@@ -174,7 +175,7 @@ def _goal(value: Any, loc: Location, found: Findings) -> None:
 def _artifact_path(value: Any, loc: Location, found: Findings) -> None:
     if not isinstance(value, str):
         found.add(loc, "must be a string")
-    elif value.startswith("/") or ".." in value.split("/"):
+    elif leaves_root(value):
         found.add(loc, "must be a path relative to the output directory")
 
 
