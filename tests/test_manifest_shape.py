@@ -14,6 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from holon_core.models.manifest import Manifest
+from holon_core.record import manifest_shape
 from holon_core.record.manifest_json import ManifestInvalid, manifest_text, shaped_manifest
 from holon_core.record.manifest_shape import SHAPE
 
@@ -68,7 +69,10 @@ def _generator() -> Any:
 
 
 def test_the_generated_shape_is_the_models() -> None:
-    assert _generator().shape(Manifest) == SHAPE, "run: uv run python scripts/manifest_shape.py"
+    generator = _generator()
+    assert generator.shape(Manifest) == SHAPE, "run: uv run python scripts/manifest_shape.py"
+    for name, value in generator.rules().items():
+        assert getattr(manifest_shape, name) == value, name
 
 
 @pytest.mark.parametrize("outcome", ["failure", "success"])

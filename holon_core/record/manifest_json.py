@@ -16,12 +16,10 @@ import json
 import re
 from typing import Any
 
-from holon_core.record.manifest_shape import REQUIRED, SHAPE
+from holon_core.record.manifest_shape import DURATION, OUTCOMES, REQUIRED, SHAPE, STATUSES
 from holon_core.untrusted.relative import leaves_root
 
-STATUSES = ("completed", "failed", "running")
-OUTCOMES = ("success", "failure", "needs_human")
-_DURATION = re.compile(r"^\d+(\.\d+)?s$")
+_DURATION = re.compile(DURATION)
 
 
 class ManifestInvalid(ValueError):
